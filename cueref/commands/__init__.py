@@ -1,0 +1,1 @@
+"""Subcommands of the ``cueref`` command line, one module each."""

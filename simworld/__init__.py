@@ -1,0 +1,1 @@
+"""The synthetic world: a shot simulator with exact ground truth, and a camera renderer."""
