@@ -203,7 +203,7 @@ def _anchor_squares(lines: dict[str, tuple[Point, ...]]) -> dict[str, tuple[Poin
     """Anchor squares astride each line where it meets a cushion, one side on the cushion."""
     h = ANCHOR_SIDE / 2.0
     zones: dict[str, tuple[Point, ...]] = {}
-    for name, ((x0, y0), (x1, y1)) in lines.items():
+    for name, ((x0, y0), (x1, _)) in lines.items():
         if x0 == x1:  # a line across the table: anchors on the left and right cushions
             zones[f"anchor_{name}_left"] = _rect(x0 - h, 0.0, x0 + h, ANCHOR_SIDE)
             zones[f"anchor_{name}_right"] = _rect(x0 - h, CAROM_WIDTH - ANCHOR_SIDE,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -32,7 +33,7 @@ def test_carom_table_matches_rulebook_000():
     assert (t.length, t.width) == (2840.0, 1420.0)  # 000 Tavolo 4
     spots = t.spots
     axis = sorted(p for p in spots.values() if p[1] == t.width / 2)
-    assert len(axis) == 3 and [b[0] - a[0] for a, b in zip(axis, axis[1:])] == [710.0, 710.0]
+    assert len(axis) == 3 and [b[0] - a[0] for a, b in pairwise(axis)] == [710.0, 710.0]
     head = min(axis)
     starts = [p for p in spots.values() if p[1] != t.width / 2]
     assert sorted(abs(p[1] - head[1]) for p in starts) == [182.5, 182.5]
