@@ -1,0 +1,560 @@
+"""Russian billiards, the pyramid games (rulebook 001): Russian, Moscow and "American".
+
+One engine, three variants that differ only where 001 says they do:
+
+* which ball may be struck: only ``cue`` in Russian and Moscow (§14 м); any ball in
+  the "American" (the struck ball is ``shot_start.ids[0]``);
+* the struck ball in a pocket: a foul in Russian (§14 н); in Moscow a counted ball
+  (*свояк*) with the next shot from hand from the house (§5); in the "American" a
+  counted ball like any other;
+* the struck ball off the table (§7, §14 б): a foul in all three; the opponent plays
+  from hand from the house in Russian and Moscow, the ball is respotted in the
+  "American".
+
+A ball is where its centre is, and a centre exactly on the house line is outside the
+house (§9). Every foul of a stroke costs one penalty ball, however many there were
+(§14, last paragraph). Where 001 says "according to the rules of each game" without
+saying them (the penalty ball, where balls are respotted), the choice is data marked
+``[assumed: ...]``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from equipment.tables import PYRAMID_BALL, Table, get_table
+
+from ..calls import Foul, FoulRule, Respot, ShotCall
+from ..engine import AdjudicationError, Shot
+
+RULEBOOK = "001"
+WIN_BALLS = 8  # [001: first to 8 balls; the Moscow variant text "first to score 8"]
+HANGING_SECONDS = 5.0  # [001 §13]
+NEAR_GAP_FRACTION = 0.5  # [001 §11: not more than 1/2 of the ball's radius]
+NEAR_CUT_DEG = 45.0  # [001 §11]
+MIN_TRAVEL_FOR_ANGLE = 5.0  # mm of cue-ball travel before contact to measure a cut
+PENALTY_BALLS = 1  # [assumed: one ball per stroke, §14 "в одинарном размере"]
+RESPOT_CLEARANCE = 0.5  # mm between a respotted ball and its neighbour
+
+
+def _rule(code: str, section: str, text: str, observable: bool = True) -> FoulRule:
+    return FoulRule(code, f"{RULEBOOK} §{section}", text, 0, False, observable)
+
+
+FOULS: dict[str, FoulRule] = {r.code: r for r in (
+    _rule("14.а", "14 а", "the cue ball touched no object ball"),
+    _rule("14.б", "14 б", "the cue ball jumped off the table"),
+    _rule("14.в", "14 в", "stroke played before the previous stroke ended"),
+    _rule("14.г", "14 г", "no foot on the floor", observable=False),
+    _rule("14.д", "14 д", "a ball on the table touched with the cue, hand, clothes..."),
+    _rule("14.е", "14 е", "the cue ball not struck with the tip (§3)", observable=False),
+    _rule("14.ж", "14 ж", "wrong stroke at a near object ball (§11)"),
+    _rule("14.з", "14 з", "push stroke at a ball more than half a radius away",
+          observable=False),
+    _rule("14.и", "14 и", "double hit: the tip touched the cue ball twice", observable=False),
+    _rule("14.к", "14 к", "press stroke squeezing a ball off the cushion", observable=False),
+    _rule("14.л", "14 л", "from hand, the cue ball touched an object ball in the house"),
+    _rule("14.м", "14 м", "a ball other than the cue ball was struck"),
+    _rule("14.н", "14 н", "the cue ball fell into a pocket"),
+    _rule("14.о", "14 о", "wrong safety stroke (otygrysh)", observable=False),
+    _rule("14.п", "14 п", "from hand: cue ball beyond the house line, body beyond the long "
+          "cushion or shot from the opposite side, despite the referee's warning",
+          observable=False),
+    _rule("14.р", "14 р", "the opponent interfered with play (penalty on the opponent)",
+          observable=False),
+)}
+
+#: Fouls each variant does not have (§14 м, н only Russian/Moscow; о only American).
+_NOT_IN = {
+    "russian": {"14.о"},
+    "moscow": {"14.н", "14.о"},
+    "american": {"14.м", "14.н"},
+}
+
+
+@dataclass
+class PyramidState:
+    """Everything the next call depends on; ``judge`` works on a copy."""
+
+    players: tuple[str, str]
+    first: str
+    frames_to_win: int
+    win_balls: int
+    frame: int = 1
+    frames_won: dict[str, int] = field(default_factory=dict)
+    breaker: str = ""
+    turn: str = ""
+    counts: dict[str, int] = field(default_factory=dict)  # balls credited this frame
+    pocketed: dict[str, list[str]] = field(default_factory=dict)  # ids, in order
+    debt: dict[str, int] = field(default_factory=dict)  # penalty balls owed (§14)
+    from_hand: bool = True  # opening stroke from the house [001 §5]
+    prev_ended: bool = True  # the previous stroke reached shot_end [001 §10]
+    hanging: dict[str, tuple[str, tuple[float, float]]] = field(default_factory=dict)
+    remove_for_cue: bool = False  # Moscow: an object ball to take off for the свояк
+    innings: dict[str, int] = field(default_factory=dict)
+    last_shooter: str | None = None
+    over: bool = False
+    winner: str | None = None
+
+
+def _other(players: tuple[str, str], p: str) -> str:
+    return players[1] if p == players[0] else players[0]
+
+
+class PyramidGame:
+    """One variant of the pyramid: ``russian``, ``moscow`` or ``american``."""
+
+    discipline_family = "pyramid"
+
+    def __init__(self, variant: str, title: str) -> None:
+        self.variant = variant
+        self.name = f"{variant}_pyramid"
+        self.discipline = self.name
+        self.title = title
+        self.fouls = {c: r for c, r in FOULS.items() if c not in _NOT_IN[variant]}
+        self.table: Table = get_table("pyramid")
+        self.house_x = self.table.lines["house"][0][0]
+        self.back_x = self.table.spots["back"][0]
+        self.radius = PYRAMID_BALL / 2
+
+    # ------------------------------------------------------------------ settings
+    def new_state(self, settings: dict[str, Any]) -> PyramidState:
+        players = settings.get("players", ["A", "B"])
+        if (not isinstance(players, list | tuple) or len(players) != 2
+                or not all(isinstance(p, str) and p for p in players)
+                or players[0] == players[1]):
+            raise AdjudicationError("match setting 'players' must be two different names")
+        players = (players[0], players[1])
+        first = settings.get("first", players[0])
+        if first not in players:
+            raise AdjudicationError(f"match setting 'first' is {first!r}; known: "
+                                    f"{', '.join(players)}")
+        frames = settings.get("frames", 1)
+        win = settings.get("win_balls", WIN_BALLS)
+        for key, v in (("frames", frames), ("win_balls", win)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise AdjudicationError(f"match setting {key!r} must be a positive integer")
+        zero = {p: 0 for p in players}
+        return PyramidState(players, first, frames, win, frames_won=dict(zero),
+                            breaker=first, turn=first, counts=dict(zero),
+                            pocketed={p: [] for p in players}, debt=dict(zero),
+                            innings=dict(zero))
+
+    # ------------------------------------------------------------------ geometry
+    def in_house(self, p: tuple[float, float], temporary: bool = False) -> bool:
+        """Inside the house by the centre; on the line is outside [001 §9]. The
+        temporary house at the foot end is bounded by the back line [001 §5]."""
+        return p[0] > self.back_x if temporary else p[0] < self.house_x
+
+    def _occupied(self, p: tuple[float, float], balls: dict[str, tuple[float, float]]) -> bool:
+        d = 2 * self.radius + RESPOT_CLEARANCE
+        return any(math.hypot(p[0] - q[0], p[1] - q[1]) < d for q in balls.values())
+
+    def respot_place(self, balls: dict[str, tuple[float, float]]) -> tuple[float, float]:
+        """[assumed: 001 §8 leaves it to each game; as federation practice: the back
+        spot, else on the long axis as near as possible toward the foot cushion, else
+        toward the centre spot.]"""
+        x0, y = self.table.spots["back"]
+        if not self._occupied((x0, y), balls):
+            return (x0, y)
+        x = x0
+        while x <= self.table.length - self.radius:
+            if not self._occupied((x, y), balls):
+                return (x, y)
+            x += 1.0
+        x = x0
+        while x >= self.radius:
+            if not self._occupied((x, y), balls):
+                return (x, y)
+            x -= 1.0
+        return (x0, y)
+
+    # ------------------------------------------------------------------ judging
+    def judge(self, state: PyramidState, shot: Shot) -> tuple[PyramidState, ShotCall]:
+        st = copy.deepcopy(state)
+        reasons: list[str] = []
+        player = st.turn
+        for e in shot.referee_actions("shooter"):
+            who = e.extra.get("player")
+            if who not in st.players:
+                raise AdjudicationError(f"t={e.t}: referee 'shooter' names {who!r}; known: "
+                                        f"{', '.join(st.players)}")
+            player = who
+            reasons.append(f"{who} shoots (referee entry)")
+        opponent = _other(st.players, player)
+        struck = shot.struck_ball or "cue"
+        if st.over:
+            return st, self._call(st, shot, player, struck, {}, [], player, [],
+                                  ["the match is over; shot not judged"], {})
+        if player != st.last_shooter:
+            st.innings[player] += 1
+        st.last_shooter = player
+
+        if shot.referee_actions("replay"):
+            return self._replay(st, shot, player, struck,
+                                "outside interference: position restored, stroke replayed "
+                                "without penalty (001 §16)")
+        fell = self._hanging_fell_first(st, shot)
+        contacts = [e for e in shot.of_type("ball_ball") if struck in e.ids]
+        first = None
+        if contacts:
+            first = contacts[0].ids[1] if contacts[0].ids[0] == struck else contacts[0].ids[0]
+        for ball, (pocket, pos) in fell.items():
+            # The camera cannot see what was aimed at: a hanging ball that drops during
+            # the stroke before anything touches it is taken as §13's third case.
+            return self._replay(st, shot, player, struck,
+                                f"ball {ball} hanging over {pocket} fell before a ball reached "
+                                "it: position restored, stroke replayed without penalty "
+                                "(001 §13)", [Respot(ball, "hanging", pos)])
+        if shot.referee_actions("rerack"):
+            return self._rerack(st, shot, player, struck)
+
+        before = shot.layout_before()
+        after = shot.layout_after()
+        end_t = shot.end.t if shot.end is not None else None
+        from_hand = st.from_hand
+        temporary = False
+        if from_hand:
+            objects = [p for b, p in before.items() if b != struck]
+            temporary = bool(objects) and all(self.in_house(p) for p in objects)
+            cue_pos = before.get(struck)
+            if cue_pos is not None and not self.in_house(cue_pos, temporary):
+                reasons.append("cue ball placed outside the house (centre on or beyond the "
+                               "line is outside, 001 §9): the referee must warn (§14 п)")
+            if temporary:
+                reasons.append("every object ball is in the house: from hand from the "
+                               "opposite end, bounded by the back line (001 §5)")
+
+        fouls: list[Foul] = []
+        opp_fouls: list[Foul] = []
+
+        def call_foul(code: str, why: str) -> None:
+            if code in self.fouls and all(f.code != code for f in fouls):
+                fouls.append(Foul.of(self.fouls[code]))
+                reasons.append(f"{why} ({self.fouls[code].article})")
+
+        if not st.prev_ended:
+            call_foul("14.в", "stroke played before the previous one ended")
+        if self.variant != "american" and struck != "cue":
+            call_foul("14.м", f"ball {struck} struck instead of the cue ball")
+
+        pots, hang_respots, still_hanging = self._pots(st, shot, end_t)
+        off = [e.ids[0] for e in shot.of_type("off_table")]
+        off = [b for b in dict.fromkeys(off) if b not in after]  # returned by itself: in play
+
+        if first is None:
+            call_foul("14.а", "the cue ball touched no object ball")
+        if struck in off:
+            call_foul("14.б", "the cue ball jumped off the table")
+        if struck in pots and self.variant == "russian":
+            call_foul("14.н", "the cue ball fell into a pocket")
+        if from_hand and first is not None:
+            fp = before.get(first)
+            if fp is not None and self.in_house(fp, temporary):
+                call_foul("14.л", f"from hand, the cue ball's first ball {first} was in the "
+                          "house")
+        for e in shot.of_type("ball_disturbed"):
+            if end_t is not None and e.t > end_t:
+                reasons.append(f"ball {e.ids[0]} moved between strokes: the referee decides "
+                               "who touched it (001 §14 д)")
+                continue
+            call_foul("14.д", f"ball {e.ids[0]} touched")
+        near = self._near_ball(struck, first, before, after, contacts, shot)
+        if near == "foul":
+            call_foul("14.ж", f"near ball {first}: neither cut at 45 degrees nor the cue ball "
+                      "kept out of the penalty zone")
+        elif near == "unknown":
+            reasons.append(f"near ball {first} (within half a radius): the cut angle cannot "
+                           "be measured, referee to judge (001 §11)")
+        for e in shot.referee_actions("foul"):
+            code = e.extra.get("code")
+            if code not in self.fouls:
+                raise AdjudicationError(f"t={e.t}: referee foul code {code!r}; known: "
+                                        f"{', '.join(self.fouls)}")
+            target = opp_fouls if code == "14.р" else fouls
+            if all(f.code != code for f in target):
+                target.append(Foul.of(self.fouls[code], source="referee"))
+                reasons.append(f"{self.fouls[code].description} ({self.fouls[code].article},"
+                               " referee)")
+        for e in shot.referee_actions("cancel_foul"):
+            code = e.extra.get("code")
+            if any(f.code == code for f in fouls):
+                fouls = [f for f in fouls if f.code != code]
+                reasons.append(f"foul {code} cancelled by the referee")
+
+        not_counted = {e.extra.get("ball") for e in shot.referee_actions("not_counted")}
+        interfered = [e.extra.get("ball") for e in shot.referee_actions("interference")]
+
+        # ---- what stays on the table, what is respotted, what counts
+        table_now = dict(after)
+        for b in pots + off:
+            table_now.pop(b, None)
+        respots: list[Respot] = list(hang_respots)
+        for r in hang_respots:
+            table_now[r.ball] = r.pos
+
+        def respot(ball: str) -> None:
+            pos = self.respot_place(table_now)
+            table_now[ball] = pos
+            respots.append(Respot(ball, "back", pos))
+
+        points = {p: 0 for p in st.players}
+        extra: dict[str, Any] = {"variant": self.variant}
+        cue_out = struck in pots or struck in off
+        counted: list[str] = []
+        for b in interfered:
+            if b and b not in pots:
+                pots.append(b)
+                reasons.append(f"ball {b} stopped by the opponent: counted (001 §17)")
+        if fouls:
+            # §14: balls pocketed on a foul do not count and are respotted; §7, §8.
+            for b in pots + off:
+                if b == struck and self.variant != "american":
+                    continue
+                respot(b)
+            pen_from = player
+            self._penalise(st, pen_from, points, respot, reasons)
+            if len(fouls) > 1:
+                reasons.append(f"{len(fouls)} fouls in one stroke: one penalty (001 §14)")
+            next_player = opponent
+            st.from_hand = self.variant != "american" and cue_out
+            if st.from_hand:
+                reasons.append("opponent plays from hand from the house (001 §5, §7)")
+        else:
+            for b in off:
+                if b == struck and self.variant != "american":
+                    continue
+                respot(b)
+                reasons.append(f"ball {b} jumped off the table: respotted, no penalty "
+                               "(001 §7)")
+            for b in pots:
+                if b in not_counted:
+                    respot(b)
+                    reasons.append(f"ball {b} rolled in along the cushion: not counted, "
+                                   "respotted, no penalty (001 §6)")
+                    continue
+                counted.append(b)
+            if struck in counted and self.variant == "moscow":
+                extra["remove_ball"] = True
+                reasons.append("cue ball pocketed off an object ball counts; the player takes "
+                               "an object ball of his choice off the table and plays from "
+                               "hand (001 §5) [assumed: Moscow rules]")
+            st.from_hand = self.variant != "american" and cue_out
+            st.counts[player] += len(counted)
+            st.pocketed[player].extend(counted)
+            points[player] += len(counted)
+            if counted:
+                reasons.append(f"{len(counted)} ball(s) pocketed: {', '.join(counted)} "
+                               "(001 §6)")
+            while st.debt[player] > 0 and st.counts[player] > 0:
+                st.debt[player] -= 1
+                self._give_back(st, player, points, respot)
+                reasons.append("penalty ball owed from an earlier foul now returned to the "
+                               "table (001 §14) [assumed: debt]")
+            next_player = player if counted or interfered else opponent
+            if not counted:
+                reasons.append("no ball pocketed: the opponent plays (001 §12)")
+        if opp_fouls:
+            self._penalise(st, opponent, points, respot, reasons)
+            if not fouls:
+                next_player = player
+        st.hanging = still_hanging
+        for b in still_hanging:
+            reasons.append(f"ball {b} hangs over {still_hanging[b][0]} (001 §13)")
+        st.prev_ended = shot.end is not None
+        extra["pocketed"] = counted
+        if st.from_hand:
+            extra["from_hand"] = "house"
+        extra["debt"] = dict(st.debt)
+
+        match_info = self._maybe_end_frame(st, player, reasons)
+        if match_info.get("frame_over"):
+            next_player = st.turn
+            respots = []
+        else:
+            st.turn = next_player
+        return st, self._call(st, shot, player, struck, points, fouls + opp_fouls,
+                              next_player, respots, reasons, extra, match_info)
+
+    # ------------------------------------------------------------------ pieces
+    def _pots(self, st: PyramidState, shot: Shot, end_t: float | None
+              ) -> tuple[list[str], list[Respot], dict[str, tuple[str, tuple[float, float]]]]:
+        """Pocketed balls of this stroke with the hanging-ball rule [001 §13]."""
+        hung: dict[str, tuple[str, tuple[float, float], float]] = {}
+        after = shot.layout_after()
+        for e in shot.of_type("ball_rest"):
+            if e.hanging:
+                b = e.ids[0]
+                pos = e.pos[0] if e.pos else after.get(b, self.table.pocket(e.hanging).centre)
+                hung[b] = (e.hanging, pos, e.t)
+        pots: list[str] = []
+        respots: list[Respot] = []
+        for e in shot.of_type("pocket"):
+            b = e.ids[0]
+            if b in pots:
+                continue
+            h = hung.get(b)
+            if h is not None and h[2] < e.t and end_t is not None and e.t - end_t >= \
+                    HANGING_SECONDS:
+                respots.append(Respot(b, "hanging", h[1]))
+                hung.pop(b)
+                continue
+            hung.pop(b, None)
+            pots.append(b)
+        # balls left hanging at an earlier stroke that fell now, not first struck:
+        # handled before judging (_hanging_fell_first); those struck and fallen are pots.
+        still = {b: (p, pos) for b, (p, pos, _t) in hung.items()}
+        for b, v in st.hanging.items():
+            q = after.get(b)
+            if b not in pots and b not in still and q is not None and \
+                    math.hypot(q[0] - v[1][0], q[1] - v[1][1]) < 1.0:
+                still[b] = v  # still on the jaw, where it hung
+        return pots, respots, still
+
+    def _hanging_fell_first(self, st: PyramidState, shot: Shot
+                            ) -> dict[str, tuple[str, tuple[float, float]]]:
+        """Balls left hanging that drop in this stroke before any ball touches them."""
+        out: dict[str, tuple[str, tuple[float, float]]] = {}
+        for b, v in st.hanging.items():
+            for e in shot.events[1:]:
+                if e.type == "ball_ball" and b in e.ids:
+                    break
+                if e.type == "pocket" and e.ids and e.ids[0] == b:
+                    out[b] = v
+                    break
+        return out
+
+    def _near_ball(self, struck: str, first: str | None,
+                   before: dict[str, tuple[float, float]],
+                   after: dict[str, tuple[float, float]], contacts: list, shot: Shot
+                   ) -> str | None:
+        """§11 for a first ball within half a radius: None (not near), fair, foul, unknown.
+
+        Fair when the cue ball does not end beyond the line through the object ball's
+        centre square to the line of centres (it stopped, came back or went aside), or
+        when the cut measured from its travel before contact is 45 degrees or more.
+        """
+        if first is None or struck not in before or first not in before:
+            return None
+        c, o = before[struck], before[first]
+        dist = math.hypot(o[0] - c[0], o[1] - c[1])
+        if dist - 2 * self.radius > NEAR_GAP_FRACTION * self.radius or dist == 0:
+            return None
+        ux, uy = (o[0] - c[0]) / dist, (o[1] - c[1]) / dist
+        end = after.get(struck)
+        if end is not None and (end[0] - o[0]) * ux + (end[1] - o[1]) * uy <= 0:
+            return "fair"
+        hit = contacts[0]
+        cpos = hit.pos[hit.ids.index(struck)] if hit.pos else None
+        if cpos is None:
+            return "unknown"
+        tx, ty = cpos[0] - c[0], cpos[1] - c[1]
+        travel = math.hypot(tx, ty)
+        if travel < MIN_TRAVEL_FOR_ANGLE:
+            return "unknown"
+        cos = (tx * ux + ty * uy) / travel
+        angle = math.degrees(math.acos(max(-1.0, min(1.0, cos))))
+        return "fair" if angle >= NEAR_CUT_DEG else "foul"
+
+    def _give_back(self, st: PyramidState, who: str, points: dict[str, int], respot) -> None:
+        # the last object ball he pocketed (a Moscow свояк stands for a ball he chose)
+        balls = [b for b in st.pocketed[who] if b != "cue"]
+        ball = balls[-1] if balls else "any"
+        if ball in st.pocketed[who]:
+            st.pocketed[who].remove(ball)
+        elif st.pocketed[who]:
+            st.pocketed[who].pop()
+        st.counts[who] -= 1
+        points[who] -= 1
+        respot(ball)
+
+    def _penalise(self, st: PyramidState, who: str, points: dict[str, int], respot,
+                  reasons: list[str]) -> None:
+        """One penalty ball: from the offender's balls back to the table, else owed.
+
+        [assumed: 001 §14 does not state the penalty; federation practice: one of the
+        offender's pocketed balls is put back on the table (back spot, §8); with none,
+        the ball is owed and returned after his next pocketed ball.]
+        """
+        for _ in range(PENALTY_BALLS):
+            if st.counts[who] > 0:
+                self._give_back(st, who, points, respot)
+                reasons.append(f"penalty: one of {who}'s balls goes back on the table "
+                               "(001 §14)")
+            else:
+                st.debt[who] += 1
+                reasons.append(f"penalty: {who} has no ball, one is owed (001 §14) "
+                               "[assumed: debt]")
+
+    def _replay(self, st: PyramidState, shot: Shot, player: str, struck: str, why: str,
+                respots: list[Respot] | None = None) -> tuple[PyramidState, ShotCall]:
+        layout = shot.layout_before()
+        restore = [Respot(b, "restore", p) for b, p in layout.items()]
+        st.hanging = {}
+        st.prev_ended = True
+        extra = {"variant": self.variant, "replay": True}
+        if st.from_hand:
+            extra["from_hand"] = "house"
+        return st, self._call(st, shot, player, struck, {p: 0 for p in st.players}, [],
+                              player, (respots or []) + restore, [why], extra)
+
+    def _rerack(self, st: PyramidState, shot: Shot, player: str, struck: str
+                ) -> tuple[PyramidState, ShotCall]:
+        st.from_hand = True
+        st.hanging = {}
+        st.prev_ended = True
+        return st, self._call(st, shot, player, struck, {p: 0 for p in st.players}, [],
+                              player, [], ["dead position: the remaining balls are racked "
+                                           "at the back spot, play from hand, first shot by "
+                                           "lag (referee 'shooter' entry) (001 §15)"],
+                              {"variant": self.variant, "rerack": True, "from_hand": "house"})
+
+    def _maybe_end_frame(self, st: PyramidState, player: str, reasons: list[str]
+                         ) -> dict[str, Any]:
+        info: dict[str, Any] = {"frame": st.frame, "frames_to_win": st.frames_to_win}
+        winner = next((p for p in st.players if st.counts[p] >= st.win_balls), None)
+        if winner is not None:
+            st.frames_won[winner] += 1
+            info.update(frame_over=True, frame_winner=winner)
+            reasons.append(f"{winner} has {st.counts[winner]} balls: frame won")
+            if st.frames_won[winner] >= st.frames_to_win:
+                st.over, st.winner = True, winner
+                st.turn = _other(st.players, player)
+            else:
+                # §4: later frames are opened in turn.
+                st.frame += 1
+                st.breaker = _other(st.players, st.breaker)
+                st.turn = st.breaker
+                st.counts = {p: 0 for p in st.players}
+                st.pocketed = {p: [] for p in st.players}
+                st.debt = {p: 0 for p in st.players}
+                st.from_hand, st.hanging, st.last_shooter = True, {}, None
+                reasons.append(f"frame {st.frame}: {st.breaker} opens from hand (001 §4, §5)")
+        info["frames"] = dict(st.frames_won)
+        info["over"] = st.over
+        info["winner"] = st.winner
+        return info
+
+    def _call(self, st: PyramidState, shot: Shot, player: str, struck: str,
+              points: dict[str, int], fouls: list[Foul], next_player: str,
+              respots: list[Respot], reasons: list[str], extra: dict[str, Any],
+              match: dict[str, Any] | None = None) -> ShotCall:
+        if match is None:
+            match = {"frame": st.frame, "frames_to_win": st.frames_to_win,
+                     "frames": dict(st.frames_won), "over": st.over, "winner": st.winner}
+        full = {p: points.get(p, 0) for p in st.players}
+        return ShotCall(shot=shot.number, t=shot.t, player=player, ball=struck, points=full,
+                        fouls=fouls, next_player=next_player,
+                        ball_in_hand=bool(extra.get("from_hand")), free_shot=False,
+                        respots=respots, score=dict(st.counts), innings=dict(st.innings),
+                        match=match, reasons=reasons, extra=extra)
+
+
+russian_pyramid = PyramidGame("russian", "Russian pyramid")
+moscow_pyramid = PyramidGame("moscow", "Moscow pyramid")
+american_pyramid = PyramidGame("american", "\"American\" pyramid")
+
+GAMES = [russian_pyramid, moscow_pyramid, american_pyramid]
