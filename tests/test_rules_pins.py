@@ -182,7 +182,7 @@ def test_ball_in_hand_cushion_before_half_line_is_not_indirect():
     s.shot("white").at(white=(31.0, 700.0)).cushion("white", "head")
     s.at(white=(2500.0, 1150.0)).hit("white", "yellow").pin_down("pin_foot", "yellow").end()
     calls = judge_all(s, "goriziana")
-    assert calls[1].ball_in_hand and calls[1].free_shot
+    assert calls[1].ball_in_hand  # bilia libera [002 Art.24.3]
     assert calls[2].points["A"] == G_INNER  # [002 Art.28.4]: simple value
     assert not calls[2].extra["indirect"]
 
@@ -249,7 +249,7 @@ def test_own_ball_knocking_pins_after_fair_hit():
     [call] = judge_all(s, "goriziana")
     assert codes(call) == ["24.2"]
     assert call.points == {"A": 0, "B": G_INNER + G_INNER}  # both pins to B [002 Art.24.2]
-    assert not call.ball_in_hand and not call.free_shot and call.extra["penalty_points"] == 0
+    assert not call.ball_in_hand and call.extra["penalty_points"] == 0
 
 
 def test_pin_chain_counts_for_the_ball_that_started_it():
@@ -373,6 +373,10 @@ def test_third_party_touch_is_not_the_players_foul():
     s = fair_hit(opening()).disturbed("red").referee("third_party").end()
     [call] = judge_all(s, "goriziana")
     assert call.fouls == [] and any("Art.25" in r for r in call.reasons)
+    # between shots too: the entry comes before the next shot starts
+    s = fair_hit(opening()).end().disturbed("red").referee("third_party")
+    s.shot("yellow").hit("yellow", "white").end()
+    assert judge_all(s, "goriziana")[1].fouls == []
 
 
 # --------------------------------------------------------------------------- referee
@@ -420,8 +424,10 @@ def test_bad_referee_entries_and_settings_are_clear_errors():
     s = fair_hit(opening()).referee("shooter", player="Zed").end()
     with pytest.raises(AdjudicationError, match="known: A, B"):
         judge_all(s, "goriziana")
-    with pytest.raises(AdjudicationError, match="'points'"):
-        judge_all(fair_hit(opening()).end(), "goriziana", points=-3)
+    with pytest.raises(AdjudicationError, match="'distance'"):
+        judge_all(fair_hit(opening()).end(), "goriziana", distance=-3)
+    with pytest.raises(AdjudicationError, match="odd"):
+        judge_all(fair_hit(opening()).end(), "goriziana", sets=2)
     with pytest.raises(AdjudicationError, match="'first'"):
         judge_all(fair_hit(opening()).end(), "goriziana", first="C")
 
@@ -492,17 +498,21 @@ def test_manches():
     s = fair_hit(opening()).pin_down("pin_centre", "yellow").end()  # A wins manche 1
     s.shot("yellow").hit("yellow", "white").pin_down("pin_centre", "white").end()  # B
     s.shot("white").hit("white", "yellow").pin_down("pin_centre", "yellow").end()  # A
-    calls = judge_all(s, "goriziana", points=30, manches=2)
-    assert calls[0].match["manches"] == {"A": 1, "B": 0} and not calls[0].match["over"]
+    calls = judge_all(s, "goriziana", distance=30, sets=3)
+    assert calls[0].match["sets"] == {"A": 1, "B": 0} and not calls[0].match["over"]
     assert calls[0].next_player == "B"  # the other player opens manche 2 [assumed]
     assert calls[1].score == {"A": 0, "B": G_CENTRE_ALONE}
+    assert calls[1].match["sets"] == {"A": 1, "B": 1} and not calls[1].match["over"]
     assert calls[2].match["over"] and calls[2].match["winner"] == "A"
+    assert calls[2].match["set_scores"][0] == {"A": G_CENTRE_ALONE, "B": 0}
 
 
 def test_tutti_doppi_default_targets_are_the_recommended_ones():
     game = get_game("tutti_doppi")
     assert game.new_state({}).target == 600  # [002 Art.31.11]
-    assert game.new_state({"manches": 2}).target == 400
+    assert game.new_state({"manches": 3}).target == 400
+    assert game.new_state({"distance": 500}).target == 500
+    assert game.new_state({"points": 450}).target == 450
 
 
 # --------------------------------------------------------------------------- purity

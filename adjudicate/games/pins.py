@@ -62,7 +62,7 @@ FIVE_PINS = PinsRules(
         "pallino": "common values, not in the excerpt (seeds README): 3 by the opponent's "
                    "ball, 4 by the player's ball after it",
         "fouls": "002 Art.24.3",
-        "target": "assumed: 60 points, a common 5-pin game; set `points` in the match",
+        "target": "assumed: 60 points, a common 5-pin game; set `distance` in the match",
     },
 )
 
@@ -78,7 +78,7 @@ GORIZIANA = PinsRules(
         "pallino": "002 Art.30.1",
         "indirect": "002 Art.28.2, 28.5",
         "fouls": "002 Art.24.3, 30.5",
-        "target": "assumed: 400 single game, 300 a manche; set `points` in the match",
+        "target": "assumed: 400 single game, 300 a manche; set `distance` in the match",
     },
 )
 
@@ -181,8 +181,8 @@ class PinsState:
 
     players: tuple[str, str]
     balls: dict[str, str]  # player -> his ball, fixed for the match
-    target: int  # points to reach
-    manches_to_win: int
+    target: int  # points to reach (a game, or each manche)
+    best_of: int  # manches (sets) in the match: 1 = a single game
     pairs: dict[str, tuple[str, ...]]  # team -> members (empty: singles)
     to_shoot: str
     ball_in_hand: bool = False
@@ -191,6 +191,7 @@ class PinsState:
     manches: dict[str, int] = field(default_factory=dict)
     manche: int = 1
     manche_first: str = ""
+    manche_scores: tuple[dict[str, int], ...] = ()
     shots_in_manche: int = 0
     member: dict[str, int] = field(default_factory=dict)  # team -> index of its shooter
     opening_keep: str | None = None  # 32.3: this team keeps its shooter once
@@ -213,6 +214,11 @@ def _positive_int(settings: dict[str, Any], key: str, default: int) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < 1:
         raise _settings_error(f"field {key!r} must be a positive whole number, got {v!r}")
     return v
+
+
+def _alias(settings: dict[str, Any], key: str, alias: str) -> str:
+    """The key the settings use: the shared name (carom's) or the Italian one."""
+    return alias if alias in settings and key not in settings else key
 
 
 def _parse_players(settings: dict[str, Any]) -> tuple[str, str]:
@@ -511,13 +517,15 @@ class PinsGame:
         if first not in players:
             raise _settings_error(f"field 'first' is {first!r}; known players: "
                                   f"{', '.join(players)}")
-        manches = _positive_int(settings, "manches", 1)
-        default_target = self.rules.target_single if manches == 1 else self.rules.target_manches
-        target = _positive_int(settings, "points", default_target)
+        best_of = _positive_int(settings, _alias(settings, "sets", "manches"), 1)
+        if best_of % 2 == 0:
+            raise _settings_error(f"field 'sets' (manches, best of) must be odd, got {best_of}")
+        default_target = self.rules.target_single if best_of == 1 else self.rules.target_manches
+        target = _positive_int(settings, _alias(settings, "distance", "points"), default_target)
         pairs = _parse_pairs(settings, players)
         zero = {p: 0 for p in players}
         return PinsState(players=players, balls=_parse_balls(settings, players, first),
-                         target=target, manches_to_win=manches, pairs=pairs,
+                         target=target, best_of=best_of, pairs=pairs,
                          to_shoot=first, score=dict(zero), innings=dict(zero),
                          manches=dict(zero), manche_first=first,
                          member={t: 0 for t in pairs})
@@ -719,20 +727,24 @@ class PinsGame:
 
         manches, manche, winner, over = dict(state.manches), state.manche, state.winner, state.over
         manche_first, to_shoot = state.manche_first, opponent
+        manche_scores = state.manche_scores
         manche_won = None
         if not over:
             leader = max(state.players, key=lambda p: score[p])
             if score[leader] >= state.target:
                 manche_won = leader
                 manches[leader] += 1
+                to_win = state.best_of // 2 + 1
+                manche_scores = (*manche_scores, dict(score))
                 reasons.append(f"{leader} reaches {score[leader]} of {state.target}: "
-                               + ("match won" if manches[leader] >= state.manches_to_win
+                               + ("match won" if manches[leader] >= to_win
                                   else f"manche {manche} won"))
-                if manches[leader] >= state.manches_to_win:
+                if manches[leader] >= to_win:
                     over, winner = True, leader
-        match = {"over": over, "winner": winner, "target": state.target,
-                 "manche": manche, "manches": dict(manches),
-                 "manches_to_win": state.manches_to_win}
+        match: dict[str, Any] = {"over": over, "winner": winner, "distance": state.target}
+        if state.best_of > 1:
+            match.update({"sets": dict(manches), "set": manche, "best_of": state.best_of,
+                          "set_scores": [dict(s) for s in manche_scores]})
         call_score = dict(score)
         new_member = member
         if manche_won is not None and not over:
@@ -759,17 +771,25 @@ class PinsGame:
         call = ShotCall(
             shot=shot.number, t=shot.t, player=player, ball=shot.struck_ball,
             points=points, fouls=fouls, next_player=to_shoot,
-            ball_in_hand=ball_in_hand, free_shot=ball_in_hand,
+            ball_in_hand=ball_in_hand, free_shot=False,
             score=call_score, innings=innings, match=match, reasons=reasons, extra=extra)
 
         # Touches after the balls stopped are the next shooter's (26.4), unless the
         # ball was his to place (ball in hand) or came back from off the table.
         placed = set(facts.off_table) | ({state.balls[to_shoot]} if ball_in_hand else set())
         touched = tuple(b for b in facts.touched_after if b not in placed)
+        excused = (shot.referee_actions("third_party")
+                   or any(r.extra.get("code") == "26.4"
+                          for r in shot.referee_actions("cancel_foul")))
+        if touched and excused:
+            touched = ()
+            reasons.append("referee: the touch after the shot is not the next player's "
+                           "foul [002 Art.25]")
         pending = (touched, tuple(facts.pins_after_touch) if touched else ())
         new_state = replace(
             state, to_shoot=to_shoot, ball_in_hand=ball_in_hand, score=score,
             innings=innings, manches=manches, manche=manche, manche_first=manche_first,
+            manche_scores=manche_scores,
             shots_in_manche=shots_in_manche, member=new_member, opening_keep=opening_keep,
             unsettled=frozenset(facts.unsettled), pending_touch=pending, over=over,
             winner=winner)
