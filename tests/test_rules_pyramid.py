@@ -281,11 +281,22 @@ def test_hanging_ball_that_falls_before_it_is_struck_replays_the_stroke():  # §
     s.shot("cue").hit("cue", "1")
     s.layout["1"] = (TABLE.length - 40.0, 40.0)
     s.hang("1", "foot_left").end(cue=(2500.0, 600.0))
-    s.shot("cue").pocket("1", "foot_left").hit("cue", "2").end()
+    s.shot("cue").pocket("1", "foot_left").cushion("cue", "foot").end()
     c1, c2 = calls(s)
     assert c1.next_player == "B"
     assert c2.extra["replay"] and c2.fouls == [] and c2.next_player == "B"
     assert c2.respots[0].ball == "1" and c2.respots[0].spot == "hanging"
+
+
+def test_hanging_ball_shaken_in_while_another_ball_is_played_is_put_back():  # §13 ¶1
+    s = Stream(spread())
+    s.shot("cue").hit("cue", "1")
+    s.layout["1"] = (TABLE.length - 40.0, 40.0)
+    s.hang("1", "foot_left").end(cue=(2500.0, 600.0))
+    s.shot("cue").hit("cue", "9").pocket("1", "foot_left").pocket("9", "side_right").end()
+    c2 = calls(s)[-1]
+    assert c2.fouls == [] and c2.score["B"] == 1 and c2.extra["pocketed"] == ["9"]
+    assert [(r.ball, r.spot) for r in c2.respots] == [("1", "hanging")]
 
 
 # ---------------------------------------------------------------- near ball §11

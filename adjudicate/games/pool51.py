@@ -232,7 +232,9 @@ class Pool51Game:
             call_foul("7.1.a", "cue ball potted")
         if off_all:
             call_foul("7.1.i", f"{', '.join(off_all)} left the table")
-        for e in shot.of_type("ball_disturbed"):
+        for e in [*shot.prelude, *shot.events]:
+            if e.type != "ball_disturbed":
+                continue
             call_foul("7.1.g", f"ball {e.ids[0]} touched")
 
         # ---------------------------------------------------------------- break

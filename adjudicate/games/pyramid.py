@@ -202,13 +202,18 @@ class PyramidGame:
         first = None
         if contacts:
             first = contacts[0].ids[1] if contacts[0].ids[0] == struck else contacts[0].ids[0]
+        shaken: list[Respot] = []
         for ball, (pocket, pos) in fell.items():
-            # The camera cannot see what was aimed at: a hanging ball that drops during
-            # the stroke before anything touches it is taken as §13's third case.
-            return self._replay(st, shot, player, struck,
-                                f"ball {ball} hanging over {pocket} fell before a ball reached "
-                                "it: position restored, stroke replayed without penalty "
-                                "(001 §13)", [Respot(ball, "hanging", pos)])
+            if first in (None, ball):
+                # struck at it (the cue ball's first ball, or none as it fell): §13 ¶3
+                return self._replay(st, shot, player, struck,
+                                    f"ball {ball} hanging over {pocket} fell before the cue "
+                                    "ball reached it: position restored, stroke replayed "
+                                    "without penalty (001 §13)",
+                                    [Respot(ball, "hanging", pos)])
+            shaken.append(Respot(ball, "hanging", pos))
+            reasons.append(f"ball {ball} hanging over {pocket} fell untouched: put back where "
+                           "it hung, play goes on (001 §13)")
         if shot.referee_actions("rerack"):
             return self._rerack(st, shot, player, struck)
 
@@ -242,6 +247,8 @@ class PyramidGame:
             call_foul("14.м", f"ball {struck} struck instead of the cue ball")
 
         pots, hang_respots, still_hanging = self._pots(st, shot, end_t)
+        pots = [b for b in pots if b not in fell]
+        hang_respots += shaken
         off = [e.ids[0] for e in shot.of_type("off_table")]
         off = [b for b in dict.fromkeys(off) if b not in after]  # returned by itself: in play
 
@@ -256,7 +263,9 @@ class PyramidGame:
             if fp is not None and self.in_house(fp, temporary):
                 call_foul("14.л", f"from hand, the cue ball's first ball {first} was in the "
                           "house")
-        for e in shot.of_type("ball_disturbed"):
+        for e in shot.prelude + shot.of_type("ball_disturbed"):
+            if e.type != "ball_disturbed":
+                continue
             if end_t is not None and e.t > end_t:
                 reasons.append(f"ball {e.ids[0]} moved between strokes: the referee decides "
                                "who touched it (001 §14 д)")
