@@ -533,3 +533,14 @@ def test_games_are_registered_under_their_discipline_names():
     for name in ("five_pins", "goriziana", "tutti_doppi"):
         game = get_game(name)
         assert game.name == name and game.discipline in DISCIPLINES
+
+
+def test_referee_foul_by_the_other_player_is_charged_before_his_shot():
+    # B touches a ball while getting into position after A's shot [002 Art.26.4].
+    s = fair_hit(opening()).pin_down("pin_head", "yellow").end()
+    s.referee("foul", code="26.4", player="B")
+    s.shot("yellow").hit("yellow", "white").pin_down("pin_foot", "white").end()
+    a, b = judge_all(s, "goriziana")
+    assert a.points == {"A": G_INNER, "B": 0} and a.fouls == []
+    assert [(f.code, f.source) for f in b.fouls] == [("26.4", "referee")]
+    assert b.points == {"A": FOUL + G_INNER, "B": 0} and b.ball_in_hand  # [26.3, 26.4]

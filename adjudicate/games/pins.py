@@ -197,12 +197,18 @@ class PinsState:
     opening_keep: str | None = None  # 32.3: this team keeps its shooter once
     unsettled: frozenset[str] = frozenset()  # balls still moving when the shot ended
     pending_touch: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # 26.4 balls, pins
+    pending_fouls: tuple[str, ...] = ()  # referee fouls by the next player, before his shot
     over: bool = False
     winner: str | None = None
 
 
 def _other(players: tuple[str, str], p: str) -> str:
     return players[1] if p == players[0] else players[0]
+
+
+def shooter_name(state: PinsState, player: str, member: dict[str, int]) -> str | None:
+    """The member of the pair who shoots for ``player`` (None in singles)."""
+    return state.pairs[player][member[player]] if state.pairs else None
 
 
 def _settings_error(msg: str) -> AdjudicationError:
@@ -549,6 +555,10 @@ class PinsGame:
             reasons.append(f"referee: {name} is shooting")
         return player, member, reasons
 
+    @staticmethod
+    def _names(state: PinsState) -> list[str]:
+        return list(state.players) + [m for ms in state.pairs.values() for m in ms]
+
     def _check_referee(self, shot: Shot) -> None:
         for r in shot.referee:
             action = r.extra.get("action")
@@ -634,8 +644,21 @@ class PinsGame:
             if any(f.code == code for f in fouls):
                 fouls = [f for f in fouls if f.code != code]
                 reasons.append(f"referee cancelled foul {code}")
+        later: list[str] = []  # fouls by the other player, charged before his shot
+        for code in state.pending_fouls:
+            rule = table_fouls[code]
+            fouls.append(Foul.of(rule, "referee"))
+            reasons.append(f"referee: before this shot, {rule.description} [{rule.article}]")
         for r in shot.referee_actions("foul"):
             code = r.extra["code"]
+            named = r.extra.get("player")
+            if named is not None and named not in (player, shooter_name(state, player, member)):
+                if named not in self._names(state):
+                    raise AdjudicationError(f"t={r.t}: referee foul names {named!r}; known: "
+                                            f"{', '.join(self._names(state))}")
+                later.append(code)
+                reasons.append(f"referee: foul {code} by {named}, charged before his shot")
+                continue
             if any(f.code == code for f in fouls):
                 continue
             rule = table_fouls[code]
@@ -682,14 +705,15 @@ class PinsGame:
         ball_in_hand = any(table_fouls[f.code].ball_in_hand for f in fouls)
 
         return self._advance(state, shot, player, opponent, member, points, fouls, facts,
-                             ball_in_hand, indirect, pins_made, pallino_made, reasons)
+                             ball_in_hand, indirect, pins_made, pallino_made, reasons, later)
 
     # ---------------------------------------------------------------- turn and match
     def _advance(self, state: PinsState, shot: Shot, player: str, opponent: str,
                  member: dict[str, int], points: dict[str, int], fouls: list[Foul],
                  facts: ShotFacts, ball_in_hand: bool, indirect: bool, pins_made: int,
-                 pallino_made: int, reasons: list[str]) -> tuple[PinsState, ShotCall]:
-        shooter_name = state.pairs[player][member[player]] if state.pairs else None
+                 pallino_made: int, reasons: list[str],
+                 later: list[str]) -> tuple[PinsState, ShotCall]:
+        shooter = shooter_name(state, player, member)
         score, innings = dict(state.score), dict(state.innings)
         if state.over:
             points = {p: 0 for p in state.players}
@@ -766,7 +790,7 @@ class PinsGame:
             "penalty_points": sum(f.penalty for f in fouls),
         }
         if state.pairs:
-            extra["shooter"] = shooter_name
+            extra["shooter"] = shooter
             extra["next_shooter"] = next_shooter
         call = ShotCall(
             shot=shot.number, t=shot.t, player=player, ball=shot.struck_ball,
@@ -791,7 +815,8 @@ class PinsGame:
             innings=innings, manches=manches, manche=manche, manche_first=manche_first,
             manche_scores=manche_scores,
             shots_in_manche=shots_in_manche, member=new_member, opening_keep=opening_keep,
-            unsettled=frozenset(facts.unsettled), pending_touch=pending, over=over,
+            unsettled=frozenset(facts.unsettled), pending_touch=pending,
+            pending_fouls=tuple(later), over=over,
             winner=winner)
         return new_state, call
 
