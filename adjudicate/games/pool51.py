@@ -60,6 +60,8 @@ FOULS: dict[str, FoulRule] = {r.code: r for r in (
     _rule("7.1.r", "push or drag stroke", observable=False),
     _rule("7.1.s", "a colour or the black moved with balls in contact", observable=False),
     _rule("7.1.t", "cloth or table moved to cause a movement", observable=False),
+    FoulRule("not_cue", f"{RULEBOOK} Art.5.2", "a ball other than the cue ball struck "
+             "(the player plays the cue ball, Art. 5.2, 5.4)", 0, True, True),
     _rule("5.6", "cue ball touching an opponent's ball not played toward an own ball",
           observable=False),
     _rule("8.1.a", "black potted before the own group was cleared: frame lost"),
@@ -225,7 +227,7 @@ class Pool51Game:
             call_foul("7.1.l", "shot before the balls stopped")
         st.prev_ended = shot.end is not None
         if struck != "cue":
-            call_foul("7.1.o", f"ball {struck} struck instead of the cue ball")
+            call_foul("not_cue", f"ball {struck} struck instead of the cue ball")
         if first is None:
             call_foul("7.1.c", "the cue ball hit no ball")
         if "cue" in pots:
