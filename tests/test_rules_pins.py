@@ -544,3 +544,31 @@ def test_referee_foul_by_the_other_player_is_charged_before_his_shot():
     assert a.points == {"A": G_INNER, "B": 0} and a.fouls == []
     assert [(f.code, f.source) for f in b.fouls] == [("26.4", "referee")]
     assert b.points == {"A": FOUL + G_INNER, "B": 0} and b.ball_in_hand  # [26.3, 26.4]
+
+
+# --------------------------------------------------------------------------- command line
+
+def test_cueref_adjudicate_writes_pins_calls(tmp_path):
+    import json
+
+    from cueref.cli import main
+    from tracking.events import write_events
+
+    s = opening().shot("white").cushion("white", "left").hit("white", "yellow")
+    s.pin_down("pin_centre", "yellow").end()
+    s.shot("yellow").hit("yellow", "red").end()
+    events = tmp_path / "events.jsonl"
+    write_events(events, s.events)
+    match = tmp_path / "match.json"
+    match.write_text(json.dumps({"players": ["Rossi", "Bianchi"], "distance": 100}))
+    out = tmp_path / "calls.jsonl"
+    rc = main(["adjudicate", str(events), "--game", "goriziana", "--match", str(match),
+               "-o", str(out)])
+    assert rc == 0
+    first, second = [json.loads(line) for line in out.read_text().splitlines()]
+    assert first["player"] == "Rossi" and first["indirect"] is True
+    assert first["points"]["Rossi"] == 2 * G_CENTRE_ALONE  # [002 Art.28.2, 29.1.d]
+    assert first["pins_down"] == ["pin_centre"]
+    assert second["fouls"][0]["article"].startswith("002 Art.24.3.c")
+    assert second["score"] == {"Rossi": 2 * G_CENTRE_ALONE + 4, "Bianchi": 0}
+    assert second["ball_in_hand"] is True and second["next_player"] == "Rossi"
