@@ -622,11 +622,9 @@ class CaromGame:
         if carom and self.zones and struck == player_ball:
             zone_fouls = self._zones(st, player_ball, before, shot, reasons)
             if zone_fouls:
-                call_foul("interdiction_zone", f"carom in {', '.join(zone_fouls)} beyond "
-                          f"the {self.rules.zone_caroms + 1}th carom without an object ball "
-                          "leaving it" if self.rules.zone_caroms else
-                          f"carom in {', '.join(zone_fouls)} without an object ball "
-                          "leaving it")
+                which = "a second" if self.rules.zone_caroms else "a"
+                call_foul("interdiction_zone", f"{which} carom with both object balls in "
+                          f"{', '.join(zone_fouls)} without one leaving it")
 
         # ---- the referee
         for e in shot.referee_actions("cancel_foul"):
@@ -759,7 +757,7 @@ class CaromGame:
         where this carom is one too many [000 Libera 2, Quadro 47/2 1-3, 47/1 1-3]."""
         objects = [b for b in BALLS if b != player_ball]
         after = shot.layout_after()
-        seen = {b: ball_positions(b, shot.events) for b in objects}
+        seen = {b: ball_positions(b, _before_end(shot)) for b in objects}
         too_many: list[str] = []
         counts: dict[str, int] = {}
         for name, poly in self.zones.items():
