@@ -572,3 +572,12 @@ def test_cueref_adjudicate_writes_pins_calls(tmp_path):
     assert second["fouls"][0]["article"].startswith("002 Art.24.3.c")
     assert second["score"] == {"Rossi": 2 * G_CENTRE_ALONE + 4, "Bianchi": 0}
     assert second["ball_in_hand"] is True and second["next_player"] == "Rossi"
+
+
+def test_pre_shot_foul_code_24_4_alias_and_cancel_between_shots():
+    s = fair_hit(opening()).end().referee("foul", code="24.4", player="B")
+    s.shot("yellow").hit("yellow", "white").end()
+    assert codes(judge_all(s, "goriziana")[1]) == ["26.4"]
+    s = fair_hit(opening()).end().disturbed("red").referee("cancel_foul", code="26.4")
+    s.shot("yellow").hit("yellow", "white").end()
+    assert judge_all(s, "goriziana")[1].fouls == []

@@ -27,6 +27,8 @@ PALLINO = "red"
 CONTACT_TOLERANCE_MM = 2.0  # [assumed: two balls "combaciano" within tracking error]
 DEPARTURE_RADIUS_MM = 61.5  # a cushion contact this close to the start is the ball leaving it
 REFEREE_ACTIONS = ("foul", "cancel_foul", "shooter", "third_party")
+# The brief of issue 5 calls the pre-shot foul "24.4"; the seed numbers it 26.4.
+CODE_ALIASES = {"24.4": "26.4"}
 
 
 # --------------------------------------------------------------------------- rule data
@@ -229,7 +231,7 @@ def _alias(settings: dict[str, Any], key: str, alias: str) -> str:
 
 def _parse_players(settings: dict[str, Any]) -> tuple[str, str]:
     players = settings.get("players", ["A", "B"])
-    if (not isinstance(players, list) or len(players) != 2
+    if (not isinstance(players, list | tuple) or len(players) != 2
             or not all(isinstance(p, str) and p for p in players) or players[0] == players[1]):
         raise _settings_error("field 'players' must list two different names (pins games "
                               "are one against one, or pair against pair)")
@@ -565,7 +567,8 @@ class PinsGame:
             if action not in REFEREE_ACTIONS:
                 raise AdjudicationError(f"t={r.t}: referee action {action!r} is not known in "
                                         f"{self.name}; known: {', '.join(REFEREE_ACTIONS)}")
-            if action in ("foul", "cancel_foul") and r.extra.get("code") not in self.fouls:
+            code = r.extra.get("code")
+            if action in ("foul", "cancel_foul") and CODE_ALIASES.get(code, code) not in self.fouls:
                 raise AdjudicationError(f"t={r.t}: referee {action} code "
                                         f"{r.extra.get('code')!r} is not a {self.name} foul; "
                                         f"known: {', '.join(self.fouls)}")
@@ -640,7 +643,7 @@ class PinsGame:
             reasons.append("referee: moved by a third person, not the player's foul "
                            "[002 Art.25]")
         for r in shot.referee_actions("cancel_foul"):
-            code = r.extra["code"]
+            code = CODE_ALIASES.get(r.extra["code"], r.extra["code"])
             if any(f.code == code for f in fouls):
                 fouls = [f for f in fouls if f.code != code]
                 reasons.append(f"referee cancelled foul {code}")
@@ -650,7 +653,7 @@ class PinsGame:
             fouls.append(Foul.of(rule, "referee"))
             reasons.append(f"referee: before this shot, {rule.description} [{rule.article}]")
         for r in shot.referee_actions("foul"):
-            code = r.extra["code"]
+            code = CODE_ALIASES.get(r.extra["code"], r.extra["code"])
             named = r.extra.get("player")
             if named is not None and named not in (player, shooter_name(state, player, member)):
                 if named not in self._names(state):
@@ -803,7 +806,7 @@ class PinsGame:
         placed = set(facts.off_table) | ({state.balls[to_shoot]} if ball_in_hand else set())
         touched = tuple(b for b in facts.touched_after if b not in placed)
         excused = (shot.referee_actions("third_party")
-                   or any(r.extra.get("code") == "26.4"
+                   or any(CODE_ALIASES.get(r.extra.get("code"), r.extra.get("code")) == "26.4"
                           for r in shot.referee_actions("cancel_foul")))
         if touched and excused:
             touched = ()
