@@ -327,3 +327,115 @@ def test_judge_does_not_mutate_its_state():
     s = legal_break_red(Stream(rack()))
     game.judge(st, Shot(1, s.events))
     assert st == frozen
+
+
+# ---------------------------------------------------------------- more articles
+
+def test_both_colours_on_the_break_the_breaker_declares():  # 6.3
+    s = Stream(rack())
+    s.shot("cue").hit("cue", "red_1").pocket("yellow_2", "side_left")
+    s.pocket("red_3", "foot_left").end(cue=(800.0, 500.0))
+    (c,) = calls(s)
+    assert c.extra["group"]["A"] == "yellow" and any("declare" in r for r in c.reasons)
+    s.referee("group", player="A", group="red")
+    (c,) = calls(s)
+    assert c.extra["group"] == {"A": "red", "B": "yellow"} and c.next_player == "A"
+
+
+def test_illegal_break_cycle_returns_to_the_first_breaker():  # 6.4
+    s = Stream(rack())
+    s.shot("cue").hit("cue", "red_1").end()
+    s.shot("cue").hit("cue", "red_1").end()
+    c1, c2 = calls(s)
+    assert c1.next_player == "B" and c2.player == "B" and c2.next_player == "A"
+    assert [f.code for f in c2.fouls] == ["6.4"]
+
+
+def test_open_table_first_colour_potted_decides_the_group():  # 6.6
+    s = Stream(rack())
+    s.shot("cue").hit("cue", "red_1").cushion("red_6", "foot").cushion("yellow_7", "right")
+    s.end(cue=(800.0, 500.0))
+    s.layout = spread()
+    pot(s, "red_5")  # B, no declaration entered: red decides
+    c = calls(s)[-1]
+    assert c.extra["group"] == {"B": "red", "A": "yellow"} and c.next_player == "B"
+    assert c.score == {"A": 0, "B": 1}
+
+
+def test_open_table_black_first_is_a_foul():  # 7.1.e
+    s = Stream(rack())
+    s.shot("cue").hit("cue", "red_1").cushion("red_6", "foot").cushion("yellow_7", "right")
+    s.end(cue=(800.0, 500.0))
+    s.layout = spread()
+    miss(s, "black")
+    assert [f.code for f in calls(s)[-1].fouls] == ["7.1.e"]
+
+
+def test_black_off_the_table_is_respotted_not_a_loss():  # 7.1.i
+    s = legal_break_red(Stream(rack()))
+    s.shot("cue").hit("cue", "red_2").hit("red_2", "black").off_table("black").end()
+    c = calls(s)[-1]
+    assert [f.code for f in c.fouls] == ["7.1.i"] and not c.match["over"]
+    assert c.respots[0].ball == "black" and c.respots[0].pos == pytest.approx(BLACK_SPOT)
+
+
+def test_black_potted_with_another_foul_loses_even_with_the_group_cleared():  # 4, 5.9
+    s = _red_cleared()
+    s.shot("cue").hit("cue", "yellow_1").hit("yellow_1", "black").pocket("black", "foot_left")
+    s.end()
+    c = calls(s)[-1]
+    assert [f.code for f in c.fouls] == ["7.1.b"] and c.match["winner"] == "B"
+
+
+def test_last_own_ball_then_the_black_in_one_shot_wins():  # 8.1.a by the pocket times
+    s = legal_break_red(Stream(rack()))
+    for b in REDS[:-1]:
+        if b != "red_3":
+            pot(s, b)
+    s.shot("cue").hit("cue", "red_7").hit("red_7", "black").pocket("red_7", "foot_left")
+    s.pocket("black", "foot_right").end()
+    c = calls(s)[-1]
+    assert c.fouls == [] and c.match["winner"] == "A"
+
+
+def test_foul_on_the_free_shot_gives_the_free_shot_back():  # 5.2, 7.1
+    s = _after_foul_by_a()
+    s.shot("cue").hit("cue", "red_2").pocket("cue", "foot_left").end()
+    c = calls(s)[-1]
+    assert c.player == "B" and [f.code for f in c.fouls] == ["7.1.a"]
+    assert c.next_player == "A" and c.free_shot and c.extra["cue_ball_in"] == "d"
+
+
+def test_referee_stalemate_entry():  # 8.2, 9.9.a
+    s = legal_break_red(Stream(rack()))
+    miss(s, "red_2")
+    s.referee("stalemate", player="B")
+    c = calls(s)[-1]
+    assert c.extra["stalemate"] and c.next_player == "B" and c.extra["breaking"]
+
+
+def test_deciding_frame_break_is_a_toss():  # 6.2
+    game = get_game("pool51")
+    st = game.new_state({"frames": 2})
+    st.frames_won = {"A": 0, "B": 1}
+    st.breaking = False
+    st.groups = {"A": "red", "B": "yellow"}
+    st.down = list(REDS)
+    layout = {b: p for b, p in spread().items() if b not in REDS}
+    s = Stream(layout)
+    s.shot("cue").hit("cue", "black").pocket("black", "foot_left").end()
+    _, call = game.judge(st, Shot(1, s.events))
+    assert call.match["frames"] == {"A": 1, "B": 1} and not call.match["over"]
+    assert any("deciding frame" in r for r in call.reasons)
+
+
+def test_cli_reports_a_bad_referee_code_in_one_line(tmp_path, capsys):
+    from cueref.cli import main
+    from tracking.events import write_events
+
+    s = legal_break_red(Stream(rack()))
+    s.referee("foul", code="7.1.zz")
+    write_events(tmp_path / "ev.jsonl", s.events)
+    assert main(["adjudicate", str(tmp_path / "ev.jsonl"), "--game", "pool51"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "7.1.zz" in err and "known" in err

@@ -353,3 +353,107 @@ def test_bad_settings_give_clear_errors():
     from adjudicate import AdjudicationError
     with pytest.raises(AdjudicationError, match="first"):
         get_game("russian_pyramid").new_state({"first": "C"})
+
+
+# ---------------------------------------------------------------- more articles
+
+def test_moscow_cue_ball_pocketed_without_contact_is_a_foul_from_hand():  # §14 а, §5
+    s = Stream(spread())
+    s.shot("cue").cushion("cue", "foot").pocket("cue", "foot_left").end()
+    c = calls(s, "moscow_pyramid")[-1]
+    assert [f.code for f in c.fouls] == ["14.а"] and c.next_player == "B"
+    assert c.extra["from_hand"] == "house" and "remove_ball" not in c.extra
+
+
+def test_ball_that_comes_back_by_itself_stays_in_play():  # §7
+    s = Stream(spread())
+    s.shot("cue").hit("cue", "1").off_table("1")
+    s.layout["1"] = (3000.0, 900.0)  # bounced off the rail top back onto the cloth
+    s.end()
+    c = calls(s)[-1]
+    assert c.fouls == [] and c.respots == [] and c.next_player == "B"
+
+
+def test_ball_rolled_in_along_the_cushion_is_not_counted():  # §6
+    s = Stream(spread())
+    fair_pot(s, "1")
+    s.referee("not_counted", ball="1")
+    c = calls(s)[-1]
+    assert c.fouls == [] and c.score["A"] == 0 and [r.ball for r in c.respots] == ["1"]
+    assert c.next_player == "B"
+
+
+def test_outside_interference_replays_the_stroke():  # §16
+    s = Stream(spread())
+    fair_pot(s, "1")
+    s.referee("replay")
+    c = calls(s)[-1]
+    assert c.extra["replay"] and c.score["A"] == 0 and c.next_player == "A"
+    restored = {r.ball: r.pos for r in c.respots if r.spot == "restore"}
+    assert restored["1"] == pytest.approx(spread()["1"])
+
+
+def test_opponent_stopping_a_ball_to_the_pocket_counts_it():  # §17
+    s = Stream(spread())
+    s.shot("cue").hit("cue", "4").end(cue=(2000.0, 500.0))
+    s.referee("interference", ball="4")
+    c = calls(s)[-1]
+    assert c.score["A"] == 1 and c.next_player == "A"
+
+
+def test_dead_position_rerack_from_hand():  # §15
+    s = Stream(spread())
+    s.shot("cue").hit("cue", "4").end()
+    s.referee("rerack")
+    c = calls(s)[-1]
+    assert c.extra["rerack"] and c.ball_in_hand
+
+
+def test_cue_ball_on_the_house_line_is_reported_for_a_warning():  # §9, §14 п
+    layout = spread()
+    layout["cue"] = (HOUSE_X, MID_Y)
+    s = Stream(layout)
+    fair_pot(s, "1")
+    c = calls(s)[-1]
+    assert c.fouls == [] and any("§14 п" in r for r in c.reasons)
+    assert get_game("russian_pyramid").fouls["14.п"].observable is False
+
+
+def test_near_ball_that_cannot_be_measured_goes_to_the_referee():  # §11
+    base = spread()
+    base["cue"] = (HOUSE_X + 600.0, MID_Y)
+    base["9"] = (HOUSE_X + 600.0 + PYRAMID_BALL, MID_Y)  # touching
+    s = Stream(base)
+    s.shot("cue").hit("cue", "9").end(cue=(base["9"][0] + 200.0, MID_Y),
+                                       **{"9": (3400.0, MID_Y)})
+    c = calls(s)[-1]
+    assert c.fouls == [] and any("001 §11" in r for r in c.reasons)
+
+
+def test_near_ball_cut_at_more_than_45_degrees_is_fair():  # §11
+    base = spread()
+    base["cue"] = (HOUSE_X + 600.0, MID_Y)
+    base["9"] = (HOUSE_X + 600.0 + PYRAMID_BALL + 10.0, MID_Y)
+    s = Stream(dict(base))
+    s.shot("cue")
+    s.layout["cue"] = (base["cue"][0] + 6.0, MID_Y + 10.0)  # about 59 degrees off
+    s.hit("cue", "9").end(cue=(base["9"][0] + 100.0, MID_Y + 400.0),
+                          **{"9": (3400.0, MID_Y - 300)})
+    assert calls(s)[-1].fouls == []
+
+
+def test_cli_adjudicates_a_pyramid_stream(tmp_path):
+    from cueref.cli import main
+    from tracking.events import write_events
+
+    s = Stream(spread())
+    fair_pot(s, "1")
+    s.shot("cue").end(cue=(1500.0, 900.0))
+    write_events(tmp_path / "ev.jsonl", s.events)
+    out = tmp_path / "calls.jsonl"
+    assert main(["adjudicate", str(tmp_path / "ev.jsonl"), "--game", "russian_pyramid",
+                 "-o", str(out)]) == 0
+    import json
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["score"]["A"] for r in recs] == [1, 0]
+    assert recs[1]["fouls"][0]["article"] == "001 §14 а"
