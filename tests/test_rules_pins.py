@@ -581,3 +581,35 @@ def test_pre_shot_foul_code_24_4_alias_and_cancel_between_shots():
     s = fair_hit(opening()).end().disturbed("red").referee("cancel_foul", code="26.4")
     s.shot("yellow").hit("yellow", "white").end()
     assert judge_all(s, "goriziana")[1].fouls == []
+
+
+def test_five_pins_pallino_first_voids_a_later_pallino_hit():
+    s = opening().shot("white").hit("white", "red").hit("white", "yellow")
+    s.hit("yellow", "red").end()
+    [call] = judge_all(s, "five_pins")
+    assert call.points == {"A": 0, "B": 4}  # 4, the pallino's "3 o 4" not counted [24.3.c]
+
+
+def test_five_pins_ball_against_the_pallino_scores_nothing():
+    red = (2000.0, 1100.0)
+    s = opening(red=red).shot("white").hit("white", "yellow")
+    s.end(yellow=(red[0] - 56.75, red[1]))
+    assert judge_all(s, "five_pins")[0].points == {"A": 0, "B": 0}  # 30.2 is Goriziana's
+
+
+def test_tutti_doppi_indirect_centre_alone_and_pins_first_with_pallino():
+    s = opening().shot("white").cushion("white", "left").hit("white", "yellow")
+    s.pin_down("pin_centre", "yellow").end()
+    s.shot("yellow").pin("yellow", "pin_head_outer").pin_down("pin_head_outer", "yellow")
+    s.hit("yellow", "white").hit("white", "red").end()
+    a, b = judge_all(s, "tutti_doppi")
+    assert a.points["A"] == 2 * T_CENTRE_ALONE  # [002 Art.31.1 -> 28.2, 31.2.d]
+    assert b.points["A"] == T_FOUL + T_OUTER + T_FOUL  # [24.3.d, 31.5, 31.6]
+
+
+def test_match_settings_record_in_the_stream():
+    s = fair_hit(opening()).pin_down("pin_centre", "yellow").end()
+    s.match(players=["Rossi", "Bianchi"], first="Bianchi", distance=30)
+    [call] = judge_all(s, "goriziana")
+    # Bianchi opens, so he has the white [settings `first`, Art.31.10]
+    assert call.player == "Bianchi" and call.match["over"] and call.match["winner"] == "Bianchi"

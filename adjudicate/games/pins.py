@@ -350,6 +350,11 @@ def read_facts(shot: Shot, striker: str, target: str, ball_radius: float,
     pallino_start = before.get(PALLINO)
     striker_on_pallino = (start is not None and pallino_start is not None
                           and _dist(start, pallino_start) <= touching)
+    target_start = before.get(target)
+    if (start is not None and target_start is not None
+            and _dist(start, target_start) <= 2 * ball_radius + CONTACT_TOLERANCE_MM):
+        facts.notes.append("balls in contact at the start (contact position, Art.15 not in "
+                           "the excerpt): the referee judges 24.3.l/m [002 Art.24.3.m]")
     # 28.4: on a ball-in-hand shot the ball is in play once wholly past the half line.
     start_side = None if (half_x is None or start is None) else start[0] < half_x
     in_play = not (ball_in_hand and start_side is not None)
