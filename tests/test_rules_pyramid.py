@@ -457,3 +457,24 @@ def test_cli_adjudicates_a_pyramid_stream(tmp_path):
     recs = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["score"]["A"] for r in recs] == [1, 0]
     assert recs[1]["fouls"][0]["article"] == "001 §14 а"
+
+
+def test_moscow_ball_taken_off_for_the_pocketed_cue_ball_is_seen():  # §5 Moscow
+    s = Stream(spread())
+    s.shot("cue").hit("cue", "1").pocket("1", "foot_left").pocket("cue", "foot_right").end()
+    s.layout.pop("12")  # the player takes ball 12 off
+    s.layout["cue"] = (HOUSE_X - 100.0, MID_Y)
+    s.shot("cue").hit("cue", "2").end()
+    c1, c2 = calls(s, "moscow_pyramid")
+    assert c1.score["A"] == 2 and c2.extra["removed"] == "12"
+
+
+def test_from_hand_rebound_onto_a_ball_in_the_house_is_a_foul():  # §14 л
+    layout = spread()
+    layout["14"] = (HOUSE_X - 300.0, 200.0)  # in the house
+    s = Stream(layout)
+    s.shot("cue").hit("cue", "1").hit("cue", "14").end()
+    assert [f.code for f in calls(s)[-1].fouls] == ["14.л"]
+    s = Stream(layout)
+    s.shot("cue").hit("cue", "1").hit("1", "14").end()  # the object ball hits it: fair
+    assert calls(s)[-1].fouls == []

@@ -94,6 +94,7 @@ class PyramidState:
     prev_ended: bool = True  # the previous stroke reached shot_end [001 §10]
     hanging: dict[str, tuple[str, tuple[float, float]]] = field(default_factory=dict)
     remove_for_cue: bool = False  # Moscow: an object ball to take off for the свояк
+    last_layout: dict[str, tuple[float, float]] = field(default_factory=dict)
     innings: dict[str, int] = field(default_factory=dict)
     last_shooter: str | None = None
     over: bool = False
@@ -219,6 +220,10 @@ class PyramidGame:
 
         before = shot.layout_before()
         after = shot.layout_after()
+        removed = None
+        if st.remove_for_cue:
+            removed = self._moscow_removed(st, before, reasons)
+            st.remove_for_cue = False
         end_t = shot.end.t if shot.end is not None else None
         from_hand = st.from_hand
         temporary = False
@@ -258,11 +263,10 @@ class PyramidGame:
             call_foul("14.б", "the cue ball jumped off the table")
         if struck in pots and self.variant == "russian":
             call_foul("14.н", "the cue ball fell into a pocket")
-        if from_hand and first is not None:
-            fp = before.get(first)
-            if fp is not None and self.in_house(fp, temporary):
-                call_foul("14.л", f"from hand, the cue ball's first ball {first} was in the "
-                          "house")
+        if from_hand:
+            ball = self._house_ball_touched(struck, before, shot, temporary)
+            if ball is not None:
+                call_foul("14.л", f"from hand, the cue ball touched ball {ball} in the house")
         for e in shot.prelude + shot.of_type("ball_disturbed"):
             if e.type != "ball_disturbed":
                 continue
@@ -348,6 +352,7 @@ class PyramidGame:
                 counted.append(b)
             if struck in counted and self.variant == "moscow":
                 extra["remove_ball"] = True
+                st.remove_for_cue = True
                 reasons.append("cue ball pocketed off an object ball counts; the player takes "
                                "an object ball of his choice off the table and plays from "
                                "hand (001 §5) [assumed: Moscow rules]")
@@ -371,6 +376,9 @@ class PyramidGame:
             if not fouls:
                 next_player = player
         st.hanging = still_hanging
+        st.last_layout = table_now
+        if removed is not None:
+            extra["removed"] = removed
         for b in still_hanging:
             reasons.append(f"ball {b} hangs over {still_hanging[b][0]} (001 §13)")
         st.prev_ended = shot.end is not None
@@ -422,6 +430,34 @@ class PyramidGame:
                     math.hypot(q[0] - v[1][0], q[1] - v[1][1]) < 1.0:
                 still[b] = v  # still on the jaw, where it hung
         return pots, respots, still
+
+    def _house_ball_touched(self, struck: str, before: dict[str, tuple[float, float]],
+                            shot: Shot, temporary: bool) -> str | None:
+        """§14 л: the cue ball touches an object ball standing in the house.
+
+        A ball still untouched in this stroke is where it stood at the start, so its
+        start position says whether it is in the house when the cue ball reaches it.
+        """
+        moved: set[str] = set()
+        for e in shot.of_type("ball_ball"):
+            if struck in e.ids:
+                other = e.ids[1] if e.ids[0] == struck else e.ids[0]
+                p = before.get(other)
+                if other not in moved and p is not None and self.in_house(p, temporary):
+                    return other
+            moved.update(e.ids)
+        return None
+
+    def _moscow_removed(self, st: PyramidState, before: dict[str, tuple[float, float]],
+                        reasons: list[str]) -> str | None:
+        """The object ball taken off for a Moscow свояк: gone from the table since."""
+        gone = [b for b in st.last_layout if b not in before and b != "cue"]
+        if len(gone) == 1:
+            reasons.append(f"ball {gone[0]} taken off the table for the pocketed cue ball")
+            return gone[0]
+        reasons.append("the object ball taken off for the pocketed cue ball is not seen: "
+                       "referee to check (001 §5) [assumed: Moscow rules]")
+        return None
 
     def _hanging_fell_first(self, st: PyramidState, shot: Shot
                             ) -> dict[str, tuple[str, tuple[float, float]]]:
