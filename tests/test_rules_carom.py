@@ -652,3 +652,90 @@ def test_cueref_adjudicate_with_match_file(tmp_path, capsys):
     assert main(["adjudicate", str(ev), "--game", "three_cushion", "--match",
                  str(match)]) == 2
     assert "odd" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------- more edges
+
+
+def test_tie_break_second_player_stops_once_ahead_and_a_tie_repeats():
+    s = Stream(OPEN)
+    three(s, "white")
+    three(s, "yellow")  # draw at distance 1 -> tie-break
+    miss(s, "white")  # A: 0
+    three(s, "yellow")  # B: 1, ahead: the tie-break is decided
+    c = calls(s, "three_cushion", distance=1, tie_break=True)
+    assert c[3].match["over"] and c[3].match["winner"] == "B"
+    s = Stream(OPEN)
+    three(s, "white")
+    three(s, "yellow")
+    miss(s, "white")
+    miss(s, "yellow")  # 0-0: repeated in the same order, white first
+    c = calls(s, "three_cushion", distance=1, tie_break=True)
+    assert c[3].match["phase"] == "tiebreak" and c[3].next_player == "A"
+    assert {r.ball: r.spot for r in c[3].respots}["white"] == "start_right"
+
+
+def test_shot_end_of_the_previous_shot_arriving_late_is_not_taken_as_this_shots():
+    s = Stream(OPEN)
+    s.shot("white").hit("white", "red").hit("white", "yellow")
+    s.shot("white")
+    s.layout["red"] = (2000.0, 600.0)
+    s._add("shot_end", (), extra={"layout": s._snapshot()})  # shot 1 stops in shot 2
+    s.hit("white", "red").end(white=(1234.0, 567.0))
+    miss(s, "yellow")
+    c = calls(s, "free_game")
+    assert codes(c[1]) == ["shot_while_moving"]
+    assert c[2].player == "B" and codes(c[2]) == []
+
+
+def test_sets_innings_limit_ends_the_set_after_its_openers_last_inning():
+    s = Stream(OPEN)
+    three(s, "white")
+    miss(s, "white")  # A: 1 point, inning 1 of 1
+    c = calls(s, "three_cushion", distance=5, sets=3, innings_limit=1)
+    assert c[1].match["sets"] == {"A": 1, "B": 0} and c[1].match["set"] == 2
+    assert c[1].next_player == "B"  # 000 Conclusione 2.c: no equalising inning
+
+
+def test_one_cushion_and_balkline_respot_the_whole_starting_position():
+    d = CAROM_BALL
+    s = Stream(OPEN)
+    carom(s, "white", cushions=("left",), white=(1000.0, 500.0), yellow=(1000.0, 500.0 + d))
+    c = calls(s, "one_cushion")[0]
+    assert {r.ball: r.spot for r in c.respots} == {
+        "white": "start_right", "yellow": "head", "red": "foot"}
+    s = Stream(_zone_layout((1000.0, 600.0), (1100.0, 650.0)))
+    s.shot("white").hit("white", "red").off_table("white").end()
+    c = calls(s, "balkline_47_2", opening=False)[0]
+    assert codes(c) == ["ball_off_table"]
+    assert {r.ball: r.spot for r in c.respots} == {
+        "yellow": "start_right", "white": "head", "red": "foot"}
+
+
+def test_wrong_ball_found_later_by_the_referee_takes_only_that_shots_point():
+    s = Stream(OPEN)
+    carom(s, "white")
+    carom(s, "white").referee("foul", code="wrong_ball")
+    c = calls(s, "free_game")
+    assert c[1].points["A"] == 0 and c[1].score["A"] == 1 and c[1].next_player == "B"
+    assert c[1].fouls[0].source == "referee"
+
+
+def test_lag_result_entered_by_the_referee_during_the_lag():
+    s = Stream(LAG_LAYOUT)
+    s.shot("white").referee("lag", winner="B")
+    s.end()
+    c = calls(s, "free_game", lag=True)
+    assert c[0].extra["lag"]["winner"] == "B" and c[0].next_player == "B"
+    assert c[0].match["phase"] == "play"
+
+
+def test_zone_fouls_cite_their_games_article():
+    for game, art in (("balkline_71_2", "000 Quadro 71/2 1"), ("balkline_47_1",
+                                                              "000 Quadro 47/1 1")):
+        s = Stream(_zone_layout((200.0, 200.0), (300.0, 300.0)))
+        carom(s, "white")
+        carom(s, "white")
+        fouls = [f for x in calls(s, game, opening=False) for f in x.fouls]
+        assert fouls and fouls[0].article == art
+    assert "interdiction_zone" not in get_game("three_cushion").fouls

@@ -172,24 +172,31 @@ class CaromCount:
         return len(self.balls) >= 2
 
 
+def _end_index(shot: Shot) -> int | None:
+    """Index of the shot's own ``shot_end``: the last one. A shot started while the
+    previous one was still moving can also hold the previous shot's end."""
+    ends = [i for i, e in enumerate(shot.events) if e.type == "shot_end"]
+    return ends[-1] if ends else None
+
+
 def _before_end(shot: Shot) -> list[Event]:
-    out = []
-    for e in shot.events[1:]:
-        if e.type == "shot_end":
-            break
-        out.append(e)
-    return out
+    """The shot's events while balls were moving (after its start, before its end)."""
+    i = _end_index(shot)
+    return list(shot.events[1:i] if i is not None else shot.events[1:])
 
 
 def _after_end(shot: Shot) -> list[Event]:
-    seen = False
-    out = []
-    for e in shot.events:
-        if seen:
-            out.append(e)
-        elif e.type == "shot_end":
-            seen = True
-    return out
+    """Events after every ball stopped and before the next shot (a ball touched...)."""
+    i = _end_index(shot)
+    return [] if i is None else list(shot.events[i + 1:])
+
+
+def _layout_after(shot: Shot) -> dict[str, Point]:
+    i = _end_index(shot)
+    if i is None:
+        return {}
+    raw = shot.events[i].extra.get("layout", {})
+    return {k: (float(v[0]), float(v[1])) for k, v in raw.items()}
 
 
 def count_contacts(ball: str, events: Iterable[Event]) -> CaromCount:
@@ -530,7 +537,7 @@ class CaromGame:
         if long_cushion:
             return {"status": "repeat", "reason": f"lag: {long_cushion[0]}'s ball touched "
                                                   f"a long cushion: repeated ({LAG})"}
-        after = shot.layout_after()
+        after = _layout_after(shot)
         if not all(b in after for b in lagger):
             return {"status": "repeat", "reason": "lag: final positions not seen; the "
                                                   "referee decides (referee 'lag' entry)"}
@@ -650,7 +657,7 @@ class CaromGame:
         # a ball touched after all came to rest: the carom stood, the run ends
         after_touch = [e.ids[0] for e in _after_end(shot) if e.type == "ball_disturbed"]
         cancelled = {e.extra["code"] for e in shot.referee_actions("cancel_foul")}
-        if after_touch and shot.end is not None:
+        if after_touch and _end_index(shot) is not None:
             if scored and "touched_ball" not in cancelled:
                 late_touch.append(Foul.of(self.fouls["touched_ball"]))
                 reasons.append(f"foul: {', '.join(after_touch)} touched after the balls "
@@ -677,7 +684,7 @@ class CaromGame:
             reasons.append("the hand passes")
 
         # ---- where the balls go
-        after = shot.layout_after() or dict(before)
+        after = _layout_after(shot) or dict(before)
         for b in offs:
             after.pop(b, None)
         next_player = shooter if continues else st.other(shooter)
@@ -693,7 +700,7 @@ class CaromGame:
         for r in respots:
             layout[r.ball] = r.pos
         st.layout = layout
-        st.prev_ended = shot.end is not None
+        st.prev_ended = _end_index(shot) is not None
         st.to_play = next_player
         if next_player != shooter or st.opening_next:
             st.run_player = None
@@ -716,7 +723,7 @@ class CaromGame:
         """Carrozza b and c where the camera sees it [000 Falli 2]; be conservative."""
         mine = [e for e in during if ball in e.ids and e.type in ("ball_ball", "ball_cushion")]
         first = mine[0] if mine else None
-        after = shot.layout_after()
+        after = _layout_after(shot)
         for other, p in before.items():
             if other == ball or not in_contact(before[ball], p):
                 continue
@@ -756,7 +763,7 @@ class CaromGame:
         """Count caroms made with both object balls inside one zone; return the zones
         where this carom is one too many [000 Libera 2, Quadro 47/2 1-3, 47/1 1-3]."""
         objects = [b for b in BALLS if b != player_ball]
-        after = shot.layout_after()
+        after = _layout_after(shot)
         seen = {b: ball_positions(b, _before_end(shot)) for b in objects}
         too_many: list[str] = []
         counts: dict[str, int] = {}
