@@ -613,3 +613,126 @@ def test_match_settings_record_in_the_stream():
     [call] = judge_all(s, "goriziana")
     # Bianchi opens, so he has the white [settings `first`, Art.31.10]
     assert call.player == "Bianchi" and call.match["over"] and call.match["winner"] == "Bianchi"
+
+
+# --------------------------------------------------------------------------- simulator
+
+def _simulated_calls(name: str, tmp_path) -> tuple[str, list, list[dict]]:
+    """The scenario's events (simulator physics) judged through `cueref adjudicate`."""
+    import json
+
+    try:
+        from simworld.scenarios import SCENARIOS, run_scenario
+    except Exception as exc:  # the simulator is optional for these tests
+        pytest.skip(f"simulator not available: {exc}")
+    if name not in SCENARIOS:
+        pytest.skip(f"scenario {name!r} missing from simworld.scenarios")
+    from cueref.cli import main
+    from tracking.events import write_events
+
+    scenario = SCENARIOS[name]
+    events = list(run_scenario(name).events)
+    starts = [e for e in events if e.type == "shot_start"]
+    assert starts, f"{name}: no shot in the scenario"
+    # Who owns which ball is match data: A opens with the ball struck first.
+    first_ball = starts[0].ids[0]
+    balls = {"A": first_ball, "B": "yellow" if first_ball == "white" else "white"}
+    ev_file, match_file = tmp_path / "events.jsonl", tmp_path / "match.json"
+    write_events(ev_file, events)
+    match_file.write_text(json.dumps({"balls": balls}))
+    out = tmp_path / "calls.jsonl"
+    rc = main(["adjudicate", str(ev_file), "--game", scenario.discipline, "--match",
+               str(match_file), "-o", str(out)])
+    assert rc == 0
+    calls = [json.loads(line) for line in out.read_text().splitlines()]
+    return scenario.discipline, events, [c for c in calls if c["type"] == "call"]
+
+
+def _pins_value(discipline: str, pins: list[str]) -> int:
+    """The rulebook's value of the pins that fell (Art.29, 31.2; 5 pins: common values)."""
+    if discipline == "five_pins":
+        return F_CENTRE_ALONE if pins == ["pin_centre"] else sum(
+            F_CENTRE if p == "pin_centre" else F_WHITE for p in pins)
+    values = ({"centre": G_CENTRE, "inner": G_INNER, "outer": G_OUTER, "alone": G_CENTRE_ALONE}
+              if discipline == "goriziana" else
+              {"centre": T_CENTRE, "inner": T_INNER, "outer": T_OUTER, "alone": T_CENTRE_ALONE})
+    if pins == ["pin_centre"]:
+        return values["alone"]
+    role = {p.id: p.role for p in castle("nine")}
+    return sum(values[role[p]] for p in pins)
+
+
+def _first_shot_pins(events: list) -> list[str]:
+    shot1 = [e for e in events if e.shot in (None, 1)]
+    out: list[str] = []
+    for e in shot1:
+        if e.type == "pin_down" and e.ids[0] not in out:
+            out.append(e.ids[0])
+    return out
+
+
+def test_simulated_five_pins_fair(tmp_path):
+    game, events, calls = _simulated_calls("five_pins_fair", tmp_path)
+    pins = _first_shot_pins(events)
+    assert pins, "the scenario knocks pins"
+    assert calls[0]["fouls"] == []
+    assert calls[0]["points"]["A"] == _pins_value(game, pins) + calls[0]["pallino_points"]
+
+
+def test_simulated_own_ball_knocks_pins(tmp_path):
+    game, events, calls = _simulated_calls("pins_own_ball_knocks", tmp_path)
+    codes_ = [f["code"] for f in calls[0]["fouls"]]
+    assert "24.2" in codes_  # [002 Art.24.2]
+    assert calls[0]["points"]["A"] == 0
+    assert calls[0]["points"]["B"] >= _pins_value(game, _first_shot_pins(events))
+    if codes_ == ["24.2"]:
+        assert calls[0]["ball_in_hand"] is False
+
+
+def test_simulated_pallino_first(tmp_path):
+    _, _, calls = _simulated_calls("pallino_first", tmp_path)
+    codes_ = [f["code"] for f in calls[0]["fouls"]]
+    assert "24.3.c" in codes_ and calls[0]["ball_in_hand"] is True
+    assert calls[0]["points"]["A"] == 0 and calls[0]["points"]["B"] >= 4  # [002 Art.24.3.c]
+
+
+def test_simulated_missed_opponent_ball(tmp_path):
+    _, _, calls = _simulated_calls("pins_missed_opponent_ball", tmp_path)
+    codes_ = [f["code"] for f in calls[0]["fouls"]]
+    assert "24.3.a" in codes_ and calls[0]["ball_in_hand"] is True
+    assert calls[0]["points"]["B"] >= FOUL  # [002 Art.24.3.a]
+
+
+def test_simulated_goriziana_indirect(tmp_path):
+    game, events, calls = _simulated_calls("goriziana_indirect", tmp_path)
+    assert calls[0]["indirect"] is True and calls[0]["fouls"] == []
+    pins = _first_shot_pins(events)
+    assert pins, "the opponent's ball knocks pins"
+    assert calls[0]["points"]["A"] == 2 * (_pins_value(game, pins)
+                                           + calls[0]["pallino_points"])  # [002 Art.28.2]
+
+
+def test_simulated_goriziana_centre_pin_alone(tmp_path):
+    game, events, calls = _simulated_calls("goriziana_centre_pin_alone", tmp_path)
+    assert _first_shot_pins(events) == ["pin_centre"]
+    factor = 2 if calls[0]["indirect"] else 1
+    assert calls[0]["fouls"] == []
+    assert calls[0]["points"]["A"] == factor * (G_CENTRE_ALONE + calls[0]["pallino_points"])
+
+
+@pytest.mark.parametrize("game", ["five_pins", "goriziana", "tutti_doppi"])
+def test_simulated_opening_shot_is_judged(game, tmp_path):
+    _, events, calls = _simulated_calls(f"opening_{game}", tmp_path)
+    assert len(calls) == len([e for e in events if e.type == "shot_start"])
+    shot1 = [e for e in events if e.shot in (None, 1)]
+    striker = shot1[0].ids[0]
+    target = "yellow" if striker == "white" else "white"
+    hit = any(e.type == "ball_ball" and set(e.ids) == {striker, target} for e in shot1)
+    codes_ = {f["code"] for f in calls[0]["fouls"]}
+    if not hit:  # [002 Art.24.3.a, or c/d when the pallino or a pin came first]
+        assert codes_ & {"24.3.a", "24.3.c", "24.3.d"}
+    else:
+        assert "24.3.a" not in codes_
+    if not any(e.type in ("pin_down", "off_table", "ball_disturbed") for e in shot1) and hit \
+            and not any(e.type == "ball_ball" and "red" in e.ids for e in shot1):
+        assert codes_ == set() and calls[0]["points"] == {"A": 0, "B": 0}
