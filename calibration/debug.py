@@ -1,0 +1,79 @@
+"""The debug picture: what the calibration found, drawn over the frame.
+
+Rails (cushion noses and the outer rail edge), a 355 mm grid on the cloth, each
+diamond's expected place (circle; green when found within 1 mm, orange within 3 mm,
+red beyond or missing), spots, pockets, and the quality figure in a corner. A
+person sees at a glance whether the lines sit on the table.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .fit import diamond_names
+from .result import Calibration
+
+
+def _polyline(img, px: np.ndarray, colour, thick: int = 2, closed: bool = True) -> None:
+    pts = np.round(px * 4).astype(np.int32).reshape(-1, 1, 2)
+    cv2.polylines(img, [pts], closed, colour, thick, cv2.LINE_AA, 2)
+
+
+def _dense_rect(x0, y0, x1, y1, n: int = 40) -> np.ndarray:
+    s = np.linspace(0, 1, n, endpoint=False)
+    return np.concatenate([
+        np.column_stack([x0 + s * (x1 - x0), np.full(n, y0)]),
+        np.column_stack([np.full(n, x1), y0 + s * (y1 - y0)]),
+        np.column_stack([x1 - s * (x1 - x0), np.full(n, y1)]),
+        np.column_stack([np.full(n, x0), y1 - s * (y1 - y0)])])
+
+
+def draw_debug(frame: np.ndarray, calib: Calibration) -> np.ndarray:
+    img = frame.copy()
+    cam = calib.camera
+    t = calib.profile
+    L, W = t.length, t.width
+    rw = t.rail_width
+    _polyline(img, cam.table_to_image(_dense_rect(0, 0, L, W), t.cushion_height), (0, 255, 255))
+    _polyline(img, cam.table_to_image(_dense_rect(-rw, -rw, L + rw, W + rw),
+                                      t.rail_top_height), (255, 200, 0))
+    step = 355.0 if t.name.startswith(("carom", "italian")) else t.width / 4
+    for x in np.arange(step, L - 1, step):
+        _polyline(img, cam.table_to_image(np.column_stack([np.full(20, x),
+                                                           np.linspace(0, W, 20)])),
+                  (200, 200, 200), 1, closed=False)
+    for y in np.arange(step, W - 1, step):
+        _polyline(img, cam.table_to_image(np.column_stack([np.linspace(0, L, 40),
+                                                           np.full(40, y)])),
+                  (200, 200, 200), 1, closed=False)
+    # head marker: the head cushion drawn thick so orientation is visible
+    _polyline(img, cam.table_to_image(np.column_stack([np.zeros(20), np.linspace(0, W, 20)]),
+                                      t.cushion_height), (255, 0, 255), 4, closed=False)
+    names = diamond_names(t)
+    px = cam.table_to_image(t.diamonds, t.rail_top_height)
+    for name, p in zip(names, px, strict=True):
+        r = calib.residuals.get(name)
+        colour = ((0, 0, 255) if r is None or r > 3 else (0, 165, 255) if r > 1
+                  else (0, 220, 0))
+        cv2.circle(img, (int(round(p[0])), int(round(p[1]))), 9, colour, 2, cv2.LINE_AA)
+    for name, xy in t.spots.items():
+        p = cam.table_to_image([xy])[0]
+        colour = (0, 220, 0) if name in calib.spot_residuals else (0, 0, 255)
+        c = (int(round(p[0])), int(round(p[1])))
+        cv2.drawMarker(img, c, colour, cv2.MARKER_CROSS, 14, 2, cv2.LINE_AA)
+    for pk in t.pockets:
+        p = cam.table_to_image([pk.centre], t.cushion_height)[0]
+        cv2.circle(img, (int(round(p[0])), int(round(p[1]))), 14, (255, 0, 255), 2, cv2.LINE_AA)
+    q = calib.quality
+    ok = q.get("ok", False)
+    lines = [f"{calib.table}  {'OK' if ok else 'NOT TRUSTED'}  ({calib.method})",
+             f"diamonds {q.get('diamonds_found', 0)}/{q.get('diamonds_expected', '?')}  "
+             f"rms {q.get('diamond_rms_mm', float('nan'))} mm  "
+             f"predicted max {q.get('predicted_max_error_mm', '?')} mm"]
+    for i, text in enumerate(lines):
+        y = 28 + 26 * i
+        cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 4, cv2.LINE_AA)
+        cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
+                    (0, 230, 0) if ok else (0, 0, 255), 2, cv2.LINE_AA)
+    return img

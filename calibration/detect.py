@@ -1,0 +1,275 @@
+"""Find the table in an image: the cloth region, its straight edges, diamonds and spots.
+
+Nothing here assumes a cloth colour: the cloth is the large, nearly convex, uniformly
+coloured four-sided region of the frame, found by clustering the frame's own colours
+in brightness-free chromaticity (so lamps, vignetting and shadows do not split it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+WORK_WIDTH = 480  # px: the cloth is segmented on a copy this wide
+
+
+class CalibrationError(ValueError):
+    """The frame cannot be calibrated; the message says why (a user-facing reason)."""
+
+
+@dataclass
+class ClothModel:
+    """The cloth's colour, estimated from the frame: chromaticity mean and spread."""
+
+    mean: np.ndarray  # (r, g) chromaticity
+    inv_cov: np.ndarray  # 2x2
+    log_intensity: float
+    log_intensity_sd: float
+
+    def distance(self, bgr: np.ndarray) -> np.ndarray:
+        """Mahalanobis distance in chromaticity, plus an intensity term; same shape[:2]."""
+        f = bgr.astype(np.float32) + 1.0
+        s = f.sum(axis=-1)
+        r = f[..., 2] / s - self.mean[0]
+        g = f[..., 1] / s - self.mean[1]
+        ic = self.inv_cov
+        d2 = ic[0, 0] * r * r + 2 * ic[0, 1] * r * g + ic[1, 1] * g * g
+        li = (np.log(s) - self.log_intensity) / max(self.log_intensity_sd * 4.0, 0.35)
+        return np.sqrt(d2 + np.maximum(np.abs(li) - 1.0, 0.0) ** 2 * 9.0)
+
+    def to_dict(self) -> dict:
+        return {"mean": self.mean.tolist(), "inv_cov": self.inv_cov.tolist(),
+                "log_intensity": self.log_intensity, "log_intensity_sd": self.log_intensity_sd}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ClothModel:
+        return cls(np.array(d["mean"]), np.array(d["inv_cov"]), float(d["log_intensity"]),
+                   float(d["log_intensity_sd"]))
+
+
+@dataclass
+class ClothRegion:
+    """The cloth (bed and cushion tops) as seen: quad corners and edge points in px."""
+
+    model: ClothModel
+    quad: np.ndarray  # (4, 2) full-resolution px, order with positive shoelace area
+    edges: list[np.ndarray]  # per quad side i (corner i -> i+1): (N, 2) px on the edge
+    mask: np.ndarray  # uint8 work-resolution mask of the cloth
+    scale: float  # full px per work px
+
+
+def _features(bgr: np.ndarray) -> np.ndarray:
+    f = bgr.reshape(-1, 3).astype(np.float32) + 1.0
+    s = f.sum(axis=1)
+    return np.column_stack([f[:, 2] / s * 12.0, f[:, 1] / s * 12.0, np.log(s) * 0.6])
+
+
+def _largest_component(mask: np.ndarray) -> tuple[np.ndarray, int]:
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        return np.zeros_like(mask), 0
+    k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    return (lab == k).astype(np.uint8) * 255, int(stats[k, cv2.CC_STAT_AREA])
+
+
+def _fill_holes(mask: np.ndarray) -> np.ndarray:
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out = np.zeros_like(mask)
+    cv2.drawContours(out, cnts, -1, 255, -1)
+    return out
+
+
+def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
+    peri = cv2.arcLength(hull, True)
+    for eps in np.linspace(0.01, 0.12, 23):
+        ap = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(ap) == 4:
+            return ap.reshape(4, 2).astype(float)
+        if len(ap) < 4:
+            return None
+    return None
+
+
+def _order_positive(quad: np.ndarray) -> np.ndarray:
+    x, y = quad[:, 0], quad[:, 1]
+    area = np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)
+    return quad if area > 0 else quad[::-1].copy()
+
+
+def _line_fit(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Total least squares line: (point, unit direction)."""
+    c = pts.mean(axis=0)
+    _, _, vt = np.linalg.svd(pts - c)
+    return c, vt[0]
+
+
+def _intersect(p1, d1, p2, d2) -> np.ndarray:
+    a = np.column_stack([d1, -d2])
+    s = np.linalg.solve(a, p2 - p1)
+    return p1 + s[0] * d1
+
+
+def find_cloth(image: np.ndarray) -> ClothRegion:
+    """Segment the cloth and find its four straight sides; raise if there is no table."""
+    h, w = image.shape[:2]
+    scale = w / WORK_WIDTH if w > WORK_WIDTH else 1.0
+    small = cv2.resize(image, (round(w / scale), round(h / scale)),
+                       interpolation=cv2.INTER_AREA) if scale > 1 else image.copy()
+    small = cv2.GaussianBlur(small, (3, 3), 0)
+    sh, sw = small.shape[:2]
+    feats = _features(small)
+    sub = feats[:: 7]
+    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 30, 1e-3)
+    k = 6
+    _, _, centres = cv2.kmeans(sub, k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    d = ((feats[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+    labels = d.argmin(axis=1).reshape(sh, sw)
+    best, best_score = None, 0.0
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    for c in range(k):
+        m = (labels == c).astype(np.uint8) * 255
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
+        comp, area = _largest_component(m)
+        if area < 0.06 * sh * sw:
+            continue
+        comp = cv2.morphologyEx(comp, cv2.MORPH_CLOSE, kernel)
+        cnts, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        hull = cv2.convexHull(max(cnts, key=cv2.contourArea))
+        solidity = area / max(cv2.contourArea(hull), 1.0)
+        score = area * solidity ** 4
+        if solidity > 0.75 and score > best_score:
+            best, best_score = comp, score
+    if best is None:
+        raise CalibrationError("no table found: no large, uniformly coloured four-sided "
+                               "region (the cloth) in the frame")
+    # the cloth's colour statistics, from the chosen region (eroded away from edges)
+    core = cv2.erode(best, kernel, iterations=2) > 0
+    px = small[core].astype(np.float32) + 1.0
+    s = px.sum(axis=1)
+    rg = np.column_stack([px[:, 2] / s, px[:, 1] / s])
+    mean = np.median(rg, axis=0)
+    cov = np.cov((rg - mean).T) + np.eye(2) * 2e-5
+    li = np.log(s)
+    model = ClothModel(mean, np.linalg.inv(cov), float(np.median(li)),
+                       float(1.4826 * np.median(np.abs(li - np.median(li)))))
+    dist = model.distance(small)
+    mask = (dist < 4.0).astype(np.uint8) * 255
+    close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(5, sw // 40) | 1,) * 2)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close)
+    mask, area = _largest_component(mask)
+    mask = _fill_holes(mask)
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    contour = max(cnts, key=cv2.contourArea)
+    hull = cv2.convexHull(contour)
+    quad = _quad_from_hull(hull)
+    if quad is None or cv2.contourArea(hull) < 0.06 * sh * sw:
+        raise CalibrationError("no table found: the cloth-coloured region is not a "
+                               "four-sided playing surface (not an overhead view?)")
+    quad = _order_positive(quad)
+    # contour points near each side (away from the corners, pockets live there)
+    pts = contour.reshape(-1, 2).astype(float)
+    diag = np.hypot(sw, sh)
+    edges_small: list[np.ndarray] = []
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        seg = b - a
+        length = np.linalg.norm(seg)
+        u = seg / length
+        nrm = np.array([-u[1], u[0]])
+        t = (pts - a) @ u
+        dn = (pts - a) @ nrm
+        sel = (t > 0.07 * length) & (t < 0.93 * length) & (np.abs(dn) < 0.03 * diag)
+        e = pts[sel]
+        if len(e) < 10:
+            raise CalibrationError("no table found: a side of the cloth is not visible")
+        # robust line through the side's points (an arm or a logo bites into the edge)
+        keep = np.ones(len(e), bool)
+        for _ in range(3):
+            c, dvec = _line_fit(e[keep])
+            res = np.abs((e - c) @ np.array([-dvec[1], dvec[0]]))
+            thr = max(1.5, 3.0 * np.median(res[keep]) * 1.4826)
+            keep = res < thr
+        edges_small.append(e[keep])
+        lines.append((c, dvec))
+    quad = np.array([_intersect(*lines[(i - 1) % 4], *lines[i]) for i in range(4)])
+    full_quad = (quad + 0.5) * scale - 0.5
+    edges = [_refine_edges(image, model, (e + 0.5) * scale - 0.5, scale) for e in edges_small]
+    return ClothRegion(model=model, quad=full_quad, edges=edges, mask=mask, scale=scale)
+
+
+def _refine_edges(image: np.ndarray, model: ClothModel, pts: np.ndarray,
+                  scale: float, n_max: int = 60) -> np.ndarray:
+    """Move coarse edge points onto the sub-pixel cloth boundary, along local normals."""
+    if len(pts) > n_max:
+        pts = pts[np.linspace(0, len(pts) - 1, n_max).astype(int)]
+    if len(pts) < 3:
+        return pts
+    half = int(np.ceil(2.5 * scale + 3))
+    # local normals from neighbours along the (ordered) contour
+    tang = np.gradient(pts, axis=0)
+    tang /= np.linalg.norm(tang, axis=1, keepdims=True) + 1e-9
+    nrm = np.column_stack([-tang[:, 1], tang[:, 0]])
+    offs = np.arange(-half, half + 1, 0.5)
+    sx = (pts[:, 0:1] + nrm[:, 0:1] * offs[None, :]).astype(np.float32)
+    sy = (pts[:, 1:2] + nrm[:, 1:2] * offs[None, :]).astype(np.float32)
+    prof = cv2.remap(image, sx, sy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    like = np.clip(model.distance(prof), 0, 10.0)  # low on cloth, high off it
+    like = cv2.GaussianBlur(like.astype(np.float32), (5, 1), 0)
+    out = []
+    for i in range(len(pts)):
+        p = like[i]
+        lo, hi = np.percentile(p, 15), np.percentile(p, 85)
+        if hi - lo < 2.0:
+            continue
+        mid = (lo + hi) / 2
+        inside_low = p[: len(p) // 2].mean() < p[len(p) // 2:].mean()
+        q = p if inside_low else p[::-1]
+        o = offs if inside_low else offs[::-1]
+        idx = np.nonzero((q[:-1] < mid) & (q[1:] >= mid))[0]
+        if len(idx) == 0:
+            continue
+        j = idx[np.argmin(np.abs(o[idx]))]
+        frac = (mid - q[j]) / (q[j + 1] - q[j] + 1e-9)
+        s = o[j] + frac * (o[j + 1] - o[j])
+        out.append(pts[i] + nrm[i] * s)
+    return np.array(out) if out else pts
+
+
+# ---------------------------------------------------------------------- blobs
+def tophat(gray: np.ndarray, size_px: float) -> np.ndarray:
+    """Bright details smaller than ``size_px`` (diamonds, spots) over their surroundings."""
+    k = int(max(5, round(size_px))) | 1
+    se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    return cv2.morphologyEx(gray, cv2.MORPH_TOPHAT, se).astype(np.float32)
+
+
+def find_blob_near(th: np.ndarray, p: np.ndarray, radius: float, min_peak: float,
+                   max_size: float) -> tuple[np.ndarray, float] | None:
+    """The strongest small bright blob within ``radius`` px of ``p``: (centroid, peak)."""
+    h, w = th.shape
+    r = int(np.ceil(radius))
+    x0, y0 = int(round(p[0])) - r, int(round(p[1])) - r
+    x1, y1 = x0 + 2 * r + 1, y0 + 2 * r + 1
+    if x0 < 1 or y0 < 1 or x1 > w - 1 or y1 > h - 1:
+        return None
+    win = th[y0:y1, x0:x1]
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    inside = (xx - p[0]) ** 2 + (yy - p[1]) ** 2 <= radius ** 2
+    wv = np.where(inside, win, 0)
+    j = int(np.argmax(wv))
+    peak = float(wv.flat[j])
+    if peak < min_peak:
+        return None
+    m = (win >= 0.5 * peak).astype(np.uint8)
+    n, lab = cv2.connectedComponents(m, connectivity=8)
+    comp = lab == lab.flat[j]
+    ys, xs = np.nonzero(comp)
+    if (xs.max() - xs.min() + 1) > max_size or (ys.max() - ys.min() + 1) > max_size:
+        return None
+    wgt = win[comp] - 0.5 * peak
+    c = np.array([(xs * wgt).sum() / wgt.sum() + x0, (ys * wgt).sum() / wgt.sum() + y0])
+    return c, peak

@@ -1,0 +1,568 @@
+"""Fit the camera to what was found: diamonds, spots and the straight cloth edges.
+
+The model is a full pose (rotation, translation), one focal length with the principal
+point at the image centre, and radial distortion k1, k2. Every landmark is used at its
+true height: diamonds on the rail tops (``Table.rail_top_height``), the cloth edge at
+the cushion height, spots on the cloth (z = 0). Residuals are measured in table mm by
+casting each observed pixel's ray onto its landmark's plane, so the fit minimises what
+the referee cares about. The cloth edge's distance beyond the cushion nose is unknown
+(it depends on the cushion) and is fitted per side; the edges still pin the distortion
+(they must be straight) and the diamonds pin the scale.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from scipy.optimize import least_squares
+
+from equipment.tables import TABLES, Table, get_table
+
+from .camera import CameraModel, camera_matrix
+from .detect import CalibrationError, ClothRegion, find_blob_near, find_cloth, tophat
+from .result import Calibration
+
+#: One profile per distinct geometry; the others share a representative's geometry.
+GEOMETRY_GROUPS = {"carom": ("carom", "carom_free", "carom_balkline_47", "carom_balkline_71",
+                             "italian_pins"),
+                   "pyramid": ("pyramid",), "pool51": ("pool51",)}
+SIDES = ("left", "foot", "right", "head")  # table side j joins table corner j to j+1
+MAX_RMS_MM = 1.2  # diamonds' RMS residual above this: do not trust the fit
+MAX_PREDICTED_MM = 2.5  # predicted (3 sigma) cloth error above this: do not trust
+
+
+def diamond_names(table: Table) -> list[str]:
+    """Names for the diamonds in ``Table.diamonds`` order: rail and index along it."""
+    names, counts = [], {}
+    for x, y in table.diamonds:
+        rail = ("left" if y < 0 else "right" if y > table.width else
+                "head" if x < 0 else "foot")
+        counts[rail] = counts.get(rail, 0) + 1
+        names.append(f"{rail}_{counts[rail]}")
+    return names
+
+
+def table_corners(table: Table, c: float = 0.0) -> np.ndarray:
+    L, W = table.length, table.width
+    return np.array([[-c, -c], [L + c, -c], [L + c, W + c], [-c, W + c]], float)
+
+
+def focal_from_homography(H: np.ndarray, size: tuple[int, int]) -> float | None:
+    """Focal length (px) from a plane's homography, square pixels, centred principal
+    point (Zhang's two constraints); None when the view is too frontal to tell."""
+    w, h = size
+    T = np.array([[1, 0, -(w - 1) / 2], [0, 1, -(h - 1) / 2], [0, 0, 1.0]])
+    G = T @ H
+    h1, h2 = G[:, 0], G[:, 1]
+    a = [-(h1[0] * h2[0] + h1[1] * h2[1]), -(h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2)]
+    b = [h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2]
+    num = a[0] * b[0] + a[1] * b[1]
+    den = b[0] ** 2 + b[1] ** 2
+    if den <= 0:
+        return None
+    f2 = num / den
+    # too little perspective for a reliable answer: the caller falls back on a prior
+    scale = (h1[0] ** 2 + h1[1] ** 2 + h2[0] ** 2 + h2[1] ** 2) / 2
+    if f2 <= 0 or math.sqrt(den) * w * w < 0.02 * scale:
+        return None
+    return math.sqrt(f2)
+
+
+def pose_from_homography(H: np.ndarray, K: np.ndarray, z: float) -> tuple:
+    """rvec, tvec from a homography of the world plane at ``z`` (mm)."""
+    A = np.linalg.solve(K, H)
+    lam = 1.0 / np.linalg.norm(A[:, 0])
+    if A[2, 2] * lam < 0:
+        lam = -lam
+    r1, r2, t = A[:, 0] * lam, A[:, 1] * lam, A[:, 2] * lam
+    R = np.column_stack([r1, r2, np.cross(r1, r2)])
+    u, _, vt = np.linalg.svd(R)
+    R = u @ vt
+    if np.linalg.det(R) < 0:
+        R = u @ np.diag([1, 1, -1]) @ vt
+    # points of that plane are (x, y, z): t_true = t_plane - z * r3
+    t = t - z * R[:, 2]
+    rvec, _ = cv2.Rodrigues(R)
+    return rvec.ravel(), t
+
+
+def flip_pose(rvec: np.ndarray, tvec: np.ndarray, table: Table) -> tuple:
+    """The same camera with head and foot swapped (the table turned 180 degrees)."""
+    R, _ = cv2.Rodrigues(rvec)
+    R2 = R @ np.diag([-1.0, -1.0, 1.0])
+    t2 = tvec + R @ np.array([table.length, table.width, 0.0])
+    r2, _ = cv2.Rodrigues(R2)
+    return r2.ravel(), t2
+
+
+@dataclass
+class Observations:
+    """Landmarks found in the image, by their table identity."""
+
+    diamonds: dict[int, np.ndarray] = field(default_factory=dict)  # index -> px
+    spots: dict[str, np.ndarray] = field(default_factory=dict)
+    edges: dict[str, np.ndarray] = field(default_factory=dict)  # table side -> (N, 2) px
+
+
+def _backproject(px: np.ndarray, f: float, k1: float, k2: float, R: np.ndarray,
+                 t: np.ndarray, cx: float, cy: float, z) -> np.ndarray:
+    """Cast pixels' rays onto the world plane at ``z``: table (x, y) mm."""
+    xd, yd = (px[:, 0] - cx) / f, (px[:, 1] - cy) / f
+    x, y = xd, yd
+    for _ in range(8):
+        r2 = x * x + y * y
+        rad = 1 + r2 * (k1 + r2 * k2)
+        x, y = xd / rad, yd / rad
+    rays = np.column_stack([x, y, np.ones_like(x)]) @ R
+    c = -R.T @ t
+    s = (np.asarray(z) - c[2]) / rays[:, 2]
+    return c[:2] + rays[:, :2] * s[:, None]
+
+
+class _Problem:
+    """Residuals in table mm for a parameter vector [f, k1, k2, rvec, tvec, c x4]."""
+
+    def __init__(self, table: Table, size: tuple[int, int], obs: Observations,
+                 f_prior: float, zsign: float, edge_weight: float = 0.35):
+        self.table, self.size, self.obs = table, size, obs
+        self.zsign = zsign
+        self.cx, self.cy = (size[0] - 1) / 2, (size[1] - 1) / 2
+        self.f_prior = f_prior
+        self.edge_weight = edge_weight
+        dia = np.array(table.diamonds, float)
+        self.d_idx = sorted(obs.diamonds)
+        self.d_px = np.array([obs.diamonds[i] for i in self.d_idx]).reshape(-1, 2)
+        self.d_xy = dia[self.d_idx].reshape(-1, 2)
+        self.s_names = sorted(obs.spots)
+        self.s_px = np.array([obs.spots[n] for n in self.s_names]).reshape(-1, 2)
+        self.s_xy = np.array([table.spots[n] for n in self.s_names]).reshape(-1, 2)
+        self.e_px, self.e_side = [], []
+        for j, side in enumerate(SIDES):
+            e = obs.edges.get(side)
+            if e is not None and len(e):
+                self.e_px.append(e)
+                self.e_side.append(np.full(len(e), j))
+        self.e_px = np.concatenate(self.e_px) if self.e_px else np.zeros((0, 2))
+        self.e_side = np.concatenate(self.e_side) if self.e_side else np.zeros(0, int)
+
+    def parts(self, p: np.ndarray):
+        f, k1, k2 = p[0], p[1], p[2]
+        R, _ = cv2.Rodrigues(p[3:6])
+        t = p[6:9]
+        c = p[9:13]
+        tb = self.table
+        bp = _backproject
+        rd = (bp(self.d_px, f, k1, k2, R, t, self.cx, self.cy,
+                  self.zsign * tb.rail_top_height)
+              - self.d_xy) if len(self.d_px) else np.zeros((0, 2))
+        rs = (bp(self.s_px, f, k1, k2, R, t, self.cx, self.cy, 0.0)
+              - self.s_xy) if len(self.s_px) else np.zeros((0, 2))
+        re = np.zeros(0)
+        if len(self.e_px):
+            q = bp(self.e_px, f, k1, k2, R, t, self.cx, self.cy, self.zsign * tb.cushion_height)
+            s = self.e_side
+            L, W = tb.length, tb.width
+            re = np.select([s == 0, s == 1, s == 2, s == 3],
+                           [q[:, 1] + c[0], q[:, 0] - (L + c[1]), q[:, 1] - (W + c[2]),
+                            q[:, 0] + c[3]])
+        return rd, rs, re
+
+    def __call__(self, p: np.ndarray) -> np.ndarray:
+        rd, rs, re = self.parts(p)
+        prior = np.array([math.log(max(p[0], 1.0) / self.f_prior) / 1.0, p[2] / 0.3])
+        return np.concatenate([rd.ravel(), rs.ravel(), re * self.edge_weight, prior])
+
+
+def _params(cam: CameraModel, c: np.ndarray) -> np.ndarray:
+    return np.concatenate([[cam.K[0, 0], cam.dist[0], cam.dist[1]], cam.rvec, cam.tvec, c])
+
+
+def _camera(p: np.ndarray, size, z_up: bool = False) -> CameraModel:
+    return CameraModel(camera_matrix(p[0], size), np.array([p[1], p[2], 0, 0, 0]),
+                       p[3:6], p[6:9], size, z_up)
+
+
+def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
+               c0: np.ndarray, f_prior: float, max_nfev: int = 200
+               ) -> tuple[CameraModel, np.ndarray, object]:
+    """Robust least squares, then a second pass without the outliers.
+
+    Without edge observations the four edge offsets are left out of the fit.
+    """
+    p_full = _params(cam0, c0)
+    n_act = 13 if any(len(e) for e in obs.edges.values()) else 9
+    lo = np.full(13, -np.inf)
+    hi = np.full(13, np.inf)
+    lo[0], hi[0] = 0.2 * size[0], 20.0 * size[0]
+    lo[1:3], hi[1:3] = -1.5, 1.5
+    lo[9:], hi[9:] = -table.rail_width, 2 * table.rail_width
+    lo, hi = lo[:n_act], hi[:n_act]
+    for _ in range(2):
+        prob = _Problem(table, size, obs, f_prior, cam0.zsign)
+
+        def fun(q, prob=prob):
+            p = p_full.copy()
+            p[:n_act] = q
+            return prob(p)
+
+        q0 = np.clip(p_full[:n_act], lo + 1e-9, hi - 1e-9)
+        res = least_squares(fun, q0, loss="soft_l1", f_scale=0.7, bounds=(lo, hi),
+                            x_scale="jac", max_nfev=max_nfev)
+        p_full[:n_act] = res.x
+        res.x = p_full.copy()
+        rd, rs, re = prob.parts(res.x)
+        dn = np.linalg.norm(rd, axis=1) if len(rd) else np.zeros(0)
+        sn = np.linalg.norm(rs, axis=1) if len(rs) else np.zeros(0)
+        bad_d = [prob.d_idx[i] for i in np.nonzero(dn > 2.5)[0]]
+        bad_s = [prob.s_names[i] for i in np.nonzero(sn > 3.0)[0]]
+        keep_e = np.abs(re) < max(4.0, 3.0 * 1.4826 * np.median(np.abs(re))) \
+            if len(re) else np.zeros(0, bool)
+        if not bad_d and not bad_s and (len(re) == 0 or keep_e.all()):
+            break
+        # drop outliers (a ball or a hand mistaken for a diamond, an arm on the edge)
+        if len(dn) - len(bad_d) >= 6:
+            obs = Observations({k: v for k, v in obs.diamonds.items() if k not in bad_d},
+                               obs.spots, obs.edges)
+        obs.spots = {k: v for k, v in obs.spots.items() if k not in bad_s}
+        if len(re):
+            new_edges, start = {}, 0
+            for side in SIDES:
+                e = obs.edges.get(side)
+                if e is None or not len(e):
+                    continue
+                k = keep_e[start:start + len(e)]
+                start += len(e)
+                new_edges[side] = e[k]
+            obs.edges = new_edges
+    return _camera(res.x, size, cam0.z_up), res.x[9:13], (res, prob, obs)
+
+
+def predicted_error(table: Table, size, res, prob: _Problem) -> float:
+    """3-sigma cloth-plane error (mm) from the fit's covariance, worst grid point."""
+    J = res.jac
+    m, n = J.shape
+    n_full = len(res.x)
+    dof = max(m - n, 1)
+    s2 = float(np.sum(res.fun ** 2) / dof)
+    try:
+        cov = np.linalg.inv(J.T @ J) * s2
+    except np.linalg.LinAlgError:
+        return float("inf")
+    cam = _camera(res.x, size, prob.zsign > 0)
+    gx, gy = np.meshgrid(np.linspace(0, table.length, 5), np.linspace(0, table.width, 3))
+    xy = np.column_stack([gx.ravel(), gy.ravel()])
+    px = cam.table_to_image(xy)
+    R0 = res.x
+
+    def mapping(p):
+        R, _ = cv2.Rodrigues(p[3:6])
+        return _backproject(px, p[0], p[1], p[2], R, p[6:9], prob.cx, prob.cy, 0.0).ravel()
+
+    base = mapping(R0)
+    G = np.zeros((len(base), n))
+    del n_full
+    for i in range(9):
+        dp = np.zeros(len(R0))
+        dp[i] = 1e-6 * max(abs(R0[i]), 1e-3)
+        G[:, i] = (mapping(R0 + dp) - base) / dp[i]
+    var = np.einsum("ij,jk,ik->i", G, cov, G).reshape(-1, 2).sum(axis=1)
+    return float(3.0 * np.sqrt(np.max(var)))
+
+
+# ---------------------------------------------------------------------- matching
+def _px_per_mm(quad: np.ndarray, table: Table, c0: float) -> float:
+    sides = [np.linalg.norm(quad[(i + 1) % 4] - quad[i]) for i in range(4)]
+    return float(np.mean([(sides[0] + sides[2]) / 2 / (table.length + 2 * c0),
+                          (sides[1] + sides[3]) / 2 / (table.width + 2 * c0)]))
+
+
+def match_diamonds(th: np.ndarray, table: Table, H: np.ndarray, radius_px: float,
+                   ppm: float, min_peak: float) -> dict[int, np.ndarray]:
+    pts = cv2.perspectiveTransform(np.array(table.diamonds, float).reshape(-1, 1, 2), H)
+    out = {}
+    for i, p in enumerate(pts.reshape(-1, 2)):
+        hit = find_blob_near(th, p, radius_px, min_peak, max_size=40 * ppm + 4)
+        if hit is not None:
+            out[i] = hit[0]
+    return out
+
+
+def _start_index(quad: np.ndarray) -> int:
+    sides = [np.linalg.norm(quad[(i + 1) % 4] - quad[i]) for i in range(4)]
+    return 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
+
+
+def _edges_for(region: ClothRegion, start: int) -> dict[str, np.ndarray]:
+    """Quad side start+j is table side j (orientation with table corner 0 at quad[start])."""
+    return {SIDES[j]: region.edges[(start + j) % 4] for j in range(4)}
+
+
+@dataclass
+class Attempt:
+    table: Table
+    camera: CameraModel
+    offsets: np.ndarray
+    obs: Observations
+    n_expected: int
+    rms: float
+    score: float
+    fit: object = None
+
+
+def _mirror(region: ClothRegion) -> ClothRegion:
+    """The same region with its corners in the opposite turning order."""
+    e = region.edges
+    return ClothRegion(region.model, region.quad[::-1].copy(),
+                       [e[(2 - k) % 4] for k in range(4)], region.mask, region.scale)
+
+
+def _try_profile(image_gray: np.ndarray, th_cache: dict, region: ClothRegion,
+                 table: Table, size, z_up: bool = False) -> Attempt | None:
+    zsign = 1.0 if z_up else -1.0
+    if z_up:  # the mirror-image world turns the other way round
+        region = _mirror(region)
+    c0 = max(20.0, 2 * table.diamond_offset - table.rail_width)
+    start = _start_index(region.quad)
+    quad = np.roll(region.quad, -start, axis=0)
+    H0, _ = cv2.findHomography(table_corners(table, c0), quad)
+    if H0 is None:
+        return None
+    ppm = _px_per_mm(quad, table, c0)
+    key = round(ppm * 45)
+    if key not in th_cache:
+        th_cache[key] = tophat(image_gray, 45 * ppm)
+    th = th_cache[key]
+    min_peak = max(14.0, float(np.percentile(th, 99.0)) * 0.5)
+    spacing = min(table.width / 4, table.length / 8)
+    found = match_diamonds(th, table, H0, min(0.3 * spacing, 90.0) * ppm, ppm, min_peak)
+    if len(found) < 6:
+        return None
+    idx = sorted(found)
+    src = np.array([table.diamonds[i] for i in idx], float)
+    dst = np.array([found[i] for i in idx], float)
+    H1, inl = cv2.findHomography(src, dst, cv2.RANSAC, max(3.0, 0.008 * size[0]))
+    if H1 is None or inl.sum() < 6:
+        return None
+    found = match_diamonds(th, table, H1, max(4.0, 25 * ppm), ppm, min_peak)
+    if len(found) < 6:
+        return None
+    f0 = focal_from_homography(H1, size)
+    f_prior = f0 if f0 is not None and 0.3 * size[0] < f0 < 10 * size[0] else 1.2 * size[0]
+    K = camera_matrix(f_prior, size)
+    rvec, tvec = pose_from_homography(H1, K, zsign * table.rail_top_height)
+    cam0 = CameraModel(K, np.zeros(5), rvec, tvec, size, z_up)
+    # a quick fit on the diamonds alone ranks the profiles; the edges join at the end
+    obs = Observations(diamonds=found)
+    cam, offs, fit = fit_camera(table, size, obs, cam0, np.full(4, c0), f_prior)
+    fit[2].edges = _edges_for(region, start)
+    res, prob, obs = fit
+    rd, _, _ = prob.parts(res.x)
+    rms = float(np.sqrt(np.mean(np.sum(rd ** 2, axis=1)))) if len(rd) else float("inf")
+    n_exp = len(table.diamonds)
+    score = len(obs.diamonds) / n_exp - 0.15 * rms
+    return Attempt(table, cam, offs, obs, n_exp, rms, score, fit)
+
+
+def _marking_points(table: Table) -> np.ndarray:
+    pts = [np.array(p) for p in table.spots.values()]
+    for poly in table.lines.values():
+        for a, b in zip(poly[:-1], poly[1:], strict=False):
+            a, b = np.array(a), np.array(b)
+            k = max(2, int(np.linalg.norm(b - a) / 40))
+            for s in np.linspace(0.05, 0.95, k):
+                pts.append(a + s * (b - a))
+    return np.array(pts).reshape(-1, 2)
+
+
+def _marking_score(dog: np.ndarray, cam: CameraModel, table: Table) -> float:
+    pts = _marking_points(table)
+    if not len(pts):
+        return 0.0
+    px = cam.table_to_image(pts).astype(np.float32)
+    v = cv2.remap(dog, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR)
+    return float(np.mean(v))
+
+
+def _find_spots(th: np.ndarray, cam: CameraModel, table: Table, ppm: float,
+                min_peak: float) -> dict[str, np.ndarray]:
+    out = {}
+    for name, xy in table.spots.items():
+        p = cam.table_to_image([xy])[0]
+        hit = find_blob_near(th, p, max(3.0, 12 * ppm), min_peak, max_size=30 * ppm + 3)
+        if hit is not None:
+            out[name] = hit[0]
+    return out
+
+
+def _pockets_seen(gray: np.ndarray, cam: CameraModel, table: Table, cloth_level: float,
+                  pockets: tuple) -> int:
+    if not pockets:
+        return 0
+    n = 0
+    for p in pockets:
+        px = cam.table_to_image([p.centre], table.cushion_height)[0]
+        x, y = int(round(px[0])), int(round(px[1]))
+        if 0 <= x < gray.shape[1] and 0 <= y < gray.shape[0]:
+            n += int(gray[y, x] < 0.45 * cloth_level)
+    return n
+
+
+def calibrate_image(image: np.ndarray, table: str | None = None,
+                    corners: np.ndarray | None = None, z_up: bool = False) -> Calibration:
+    """Calibrate from one BGR frame; raise :class:`CalibrationError` with a reason.
+
+    ``z_up`` fits the mirror-image world (table y to the left of a player at the head)
+    that a renderer with a z-up frame draws; real cameras see the default.
+    """
+    if image is None or image.ndim != 3 or image.shape[2] != 3:
+        raise CalibrationError("expected a colour (BGR) image")
+    h, w = image.shape[:2]
+    size = (w, h)
+    if table is not None:
+        get_table(table)  # an unknown name lists the known ones
+    if corners is not None:
+        from .manual import calibrate_from_corners
+        return calibrate_from_corners(image, corners, table or "carom", z_up)
+    region = find_cloth(image)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    th_cache: dict = {}
+    attempts: dict[str, Attempt] = {}
+    for rep in GEOMETRY_GROUPS:
+        try:
+            a = _try_profile(gray, th_cache, region, TABLES[rep], size, z_up)
+        except (np.linalg.LinAlgError, ValueError, cv2.error):
+            a = None
+        if a is not None:
+            attempts[rep] = a
+    if not attempts:
+        raise CalibrationError("table not recognised: the rails' diamonds were not found "
+                               "around the cloth (too few visible, or not an overhead view)")
+    # pockets separate carom from pocket tables when the diamonds alone are close
+    cloth_level = float(np.median(gray[cv2.resize(region.mask, size,
+                                                  interpolation=cv2.INTER_NEAREST) > 0]))
+    for rep, a in attempts.items():
+        pocket_profile = TABLES["pyramid"].pockets
+        seen = _pockets_seen(gray, a.camera, a.table, cloth_level,
+                             a.table.pockets or _scaled_pockets(pocket_profile, a.table))
+        a.score += 0.15 * seen / 6 if a.table.pockets else -0.15 * seen / 6
+    best_rep = max(attempts, key=lambda r: attempts[r].score)
+    group_of = {n: rep for rep, names in GEOMETRY_GROUPS.items() for n in names}
+    if table is not None:
+        rep = group_of[table]
+        best = attempts.get(best_rep)
+        mine = attempts.get(rep)
+        if mine is None or (rep != best_rep and best.score - mine.score > 0.08):
+            raise CalibrationError(_mismatch_message(table, best, size))
+        chosen_name, a = table, mine
+    else:
+        a = attempts[best_rep]
+        chosen_name = best_rep
+    return _finish(image, gray, region, a, chosen_name, th_cache, size, cloth_level)
+
+
+def _scaled_pockets(pockets, table: Table):
+    """Pocket centres of a pocket table scaled onto ``table`` (to look for pockets)."""
+    from dataclasses import replace
+    src = TABLES["pyramid"]
+    return tuple(replace(p, centre=(p.centre[0] / src.length * table.length,
+                                    p.centre[1] / src.width * table.width)) for p in pockets)
+
+
+def _mismatch_message(table: str, best: Attempt, size) -> str:
+    t = best.table
+    per_rail = sum(1 for _, y in t.diamonds if y < 0)
+    found_left = sum(1 for i in best.obs.diamonds if t.diamonds[i][1] < 0)
+    found_right = sum(1 for i in best.obs.diamonds if t.diamonds[i][1] > t.width)
+    L = t.length + best.offsets[1] + best.offsets[3]
+    W = t.width + best.offsets[0] + best.offsets[2]
+    return (f"table profile {table!r} does not match the view: measured aspect ratio "
+            f"{L / W:.2f} (cloth edges), {max(found_left, found_right)} diamonds on a long "
+            f"rail, pockets {'seen' if t.pockets else 'not seen'}; it looks like "
+            f"{t.name!r} ({per_rail} diamonds per long rail)")
+
+
+def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
+            cloth_level: float) -> Calibration:
+    table = get_table(chosen_name)
+    cam = a.camera
+    # head or foot: the asymmetric markings (start spots, the D, the house line) decide
+    blur_sigma = max(1.5, 12 * cam.K[0, 0] / max(abs(cam.centre[2]), 1.0))
+    g = gray.astype(np.float32)
+    dog = np.abs(g - cv2.GaussianBlur(g, (0, 0), blur_sigma))
+    r2, t2 = flip_pose(cam.rvec, cam.tvec, table)
+    cam_b = CameraModel(cam.K, cam.dist, r2, t2, size, cam.z_up)
+    sa, sb = _marking_score(dog, cam, table), _marking_score(dog, cam_b, table)
+    warnings = []
+    offs = a.offsets
+    obs = a.obs
+    if sb > sa:
+        cam = cam_b
+        offs = offs[[2, 3, 0, 1]]
+        n = len(table.diamonds)
+        flip_idx = _flip_diamond_index(table)
+        obs = Observations({flip_idx[i]: p for i, p in obs.diamonds.items() if i < n},
+                           {}, {SIDES[(j + 2) % 4]: obs.edges[s]
+                                for j, s in enumerate(SIDES) if s in obs.edges})
+    if abs(sa - sb) < 0.05 * max(sa, sb, 1e-6):
+        warnings.append("head and foot cannot be told apart from the markings; "
+                        "the head was taken at one end arbitrarily")
+    # spots on the cloth (z = 0) pin the camera height, then a final fit
+    ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
+    th_spot = tophat(gray, 30 * ppm)
+    min_peak = max(12.0, float(np.percentile(th_spot, 99.0)) * 0.5)
+    obs.spots = _find_spots(th_spot, cam, table, ppm, min_peak)
+    cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam, offs,
+                                             a.fit[1].f_prior if a.fit else cam.K[0, 0])
+    rd, rs, re = prob.parts(res.x)
+    names = diamond_names(table)
+    residuals = {names[i]: float(np.linalg.norm(rd[k])) for k, i in enumerate(prob.d_idx)}
+    spot_res = {n: float(np.linalg.norm(rs[k])) for k, n in enumerate(prob.s_names)}
+    rms = float(np.sqrt(np.mean(np.sum(rd ** 2, axis=1)))) if len(rd) else float("inf")
+    pred = predicted_error(table, size, res, prob)
+    per_rail = {}
+    for i in prob.d_idx:
+        rail = names[i].rsplit("_", 1)[0]
+        per_rail[rail] = per_rail.get(rail, 0) + 1
+    reasons = []
+    if len(prob.d_idx) < 0.5 * len(table.diamonds):
+        reasons.append(f"only {len(prob.d_idx)} of {len(table.diamonds)} diamonds found")
+    if min(per_rail.get(r, 0) for r in ("left", "right")) < 2:
+        reasons.append("a long rail has fewer than 2 diamonds found")
+    if rms > MAX_RMS_MM:
+        reasons.append(f"diamond residual {rms:.2f} mm RMS > {MAX_RMS_MM} mm")
+    if pred > MAX_PREDICTED_MM:
+        reasons.append(f"predicted error {pred:.1f} mm > {MAX_PREDICTED_MM} mm")
+    pockets_seen = _pockets_seen(gray, cam, table, cloth_level, table.pockets)
+    quality = {
+        "ok": not reasons,
+        "diamonds_found": len(prob.d_idx),
+        "diamonds_expected": len(table.diamonds),
+        "diamonds_per_rail": per_rail,
+        "diamond_rms_mm": round(rms, 3),
+        "diamond_max_mm": round(max(residuals.values(), default=float("nan")), 3),
+        "spots_found": len(prob.s_names),
+        "edge_points": int(len(re)),
+        "edge_rms_mm": round(float(np.sqrt(np.mean(re ** 2))), 3) if len(re) else None,
+        "predicted_max_error_mm": round(pred, 3),
+        "tilt_deg": round(cam.tilt_deg(), 2),
+        "pockets_seen": pockets_seen,
+        "reasons": reasons,
+    }
+    return Calibration(table=chosen_name, camera=cam, method="auto", residuals=residuals,
+                       spot_residuals=spot_res, quality=quality, cloth=region.model,
+                       edge_offsets=dict(zip(SIDES, map(float, offs), strict=True)),
+                       warnings=warnings)
+
+
+def _flip_diamond_index(table: Table) -> dict[int, int]:
+    """Index of each diamond after turning the table 180 degrees."""
+    pts = np.array(table.diamonds)
+    L, W = table.length, table.width
+    out = {}
+    for i, (x, y) in enumerate(pts):
+        j = int(np.argmin(np.hypot(pts[:, 0] - (L - x), pts[:, 1] - (W - y))))
+        out[i] = j
+    return out

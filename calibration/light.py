@@ -1,0 +1,181 @@
+"""The light meter: illuminance over the cloth, from a camera with a fixed exposure.
+
+With a fixed exposure a pixel's linear value is ``k * vignette(r) * albedo * lux``; the
+cloth's albedo is uniform, so one lux-meter reading at calibration time (or the
+camera's known settings) fixes ``k * albedo`` and every cloth pixel becomes a lux
+reading. Balls, pins, hands and specular spots are not cloth-coloured and are left
+out; a player's shadow is left out by taking an upper quantile of each cell. Rule 9
+of 000 ("Tavolo") asks for at least 520 lux over the whole surface.
+
+With auto exposure the camera rescales every frame to a target brightness: the
+overall level then says nothing about lux. A lamp failing changes the *shape* of the
+light over the cloth while the overall brightness stays put: that is how it is told.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from .result import Calibration
+
+MIN_LUX = 520.0  # [000 Tavolo 9]
+CELLS = (20, 10)  # along x, along y
+CELL_QUANTILE = 70  # percentile of cloth pixels in a cell: shadows sit below it
+CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
+
+
+def srgb_to_linear(v: np.ndarray) -> np.ndarray:
+    s = np.asarray(v, np.float64) / 255.0
+    return np.where(s <= 0.04045, s / 12.92, ((s + 0.055) / 1.055) ** 2.4)
+
+
+@dataclass
+class LightReading:
+    """Lux per cell ``(nx, ny)`` (NaN where no cloth was seen) and the summary."""
+
+    cells: np.ndarray
+    x: np.ndarray  # cell centres, table mm
+    y: np.ndarray
+    relative: np.ndarray  # cells / their mean: the shape of the light
+    level: float  # mean linear cloth value (exposure-dependent brightness)
+    calibrated: bool  # False: no photometric calibration, only the shape is known
+    status: str = "ok"  # ok | auto_exposure | uncalibrated
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def lux_min(self) -> float:
+        return float(np.nanmin(self.cells))
+
+    @property
+    def lux_mean(self) -> float:
+        return float(np.nanmean(self.cells))
+
+    @property
+    def uniformity(self) -> float:
+        return float(np.nanmin(self.relative))
+
+    @property
+    def under_minimum(self) -> bool:
+        return self.calibrated and self.status == "ok" and self.lux_min < MIN_LUX
+
+    def record(self) -> dict:
+        """The fields of a ``light`` event."""
+        if self.status == "auto_exposure":
+            return {"status": "auto_exposure", "uniformity": round(self.uniformity, 3)}
+        d = {"uniformity": round(self.uniformity, 3)}
+        if self.calibrated:
+            d.update(lux_min=round(self.lux_min, 1), lux_mean=round(self.lux_mean, 1))
+        else:
+            d["status"] = "uncalibrated"
+        return d
+
+
+class LightMeter:
+    """Measures lux on the cloth of one calibrated camera, frame after frame."""
+
+    def __init__(self, calib: Calibration, lux_per_unit: float | None = None,
+                 vignette: float | None = None, cells: tuple[int, int] = CELLS,
+                 auto_exposure: bool | None = None):
+        self.calib = calib
+        ph = calib.photometry or {}
+        self.lux_per_unit = lux_per_unit if lux_per_unit is not None else ph.get("lux_per_unit")
+        self.vignette = vignette if vignette is not None else float(ph.get("vignette", 0.0))
+        self.cells = cells
+        self.auto_exposure = auto_exposure
+        self._baseline: LightReading | None = None
+        self._levels: list[float] = []
+        self._build_sampling()
+
+    def _build_sampling(self) -> None:
+        """For every cell, the pixels of its central part (cloth plane)."""
+        t = self.calib.profile
+        cam = self.calib.camera
+        nx, ny = self.cells
+        self.x = (np.arange(nx) + 0.5) * t.length / nx
+        self.y = (np.arange(ny) + 0.5) * t.width / ny
+        k = 7  # samples per cell side, over the cell's central 60%
+        u = (np.arange(k) + 0.5) / k * 0.6 - 0.3
+        gx = self.x[:, None, None, None] + u[None, None, :, None] * t.length / nx
+        gy = self.y[None, :, None, None] + u[None, None, None, :] * t.width / ny
+        gx, gy = np.broadcast_arrays(gx, gy)
+        px = cam.table_to_image(np.column_stack([gx.ravel(), gy.ravel()]))
+        self._px = px.astype(np.float32).reshape(nx, ny, k * k, 2)
+        w, h = cam.size
+        r2 = ((px[:, 0] - w / 2) ** 2 + (px[:, 1] - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+        self._r2 = r2.reshape(nx, ny, k * k)
+        inside = (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
+        self._inside = inside.reshape(nx, ny, k * k)
+
+    def _cell_values(self, frame: np.ndarray) -> np.ndarray:
+        nx, ny, m, _ = self._px.shape
+        flat = self._px.reshape(-1, 1, 2)
+        bgr = cv2.remap(frame, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR).reshape(nx, ny, m, 3)
+        lin = srgb_to_linear(bgr)
+        lum = lin @ np.array([0.0722, 0.7152, 0.2126])  # BGR -> luminance
+        lum = lum / np.maximum(1.0 - self.vignette * self._r2, 0.2)
+        ok = self._inside & (bgr.max(axis=-1) < 250)  # clipped pixels measure nothing
+        if self.calib.cloth is not None:
+            ok &= self.calib.cloth.distance(bgr) < 3.5
+        vals = np.where(ok, lum, np.nan)
+        enough = ok.sum(axis=-1) >= max(5, m // 4)
+        with np.errstate(all="ignore"):
+            q = np.nanpercentile(vals, CELL_QUANTILE, axis=-1)
+        return np.where(enough, q, np.nan)
+
+    def reference(self, frame: np.ndarray, lux: float, at: tuple[float, float] | None = None
+                  ) -> float:
+        """Fix the photometric scale from one lux-meter reading taken with this frame:
+        at table point ``at`` (mm), or the mean over the cloth when ``at`` is None."""
+        vals = self._cell_values(frame)
+        if at is None:
+            unit = float(np.nanmean(vals))
+        else:
+            i = int(np.argmin(np.abs(self.x - at[0])))
+            j = int(np.argmin(np.abs(self.y - at[1])))
+            unit = float(vals[i, j])
+        if not np.isfinite(unit) or unit <= 0:
+            raise ValueError("the light meter cannot see the cloth at the reference point")
+        self.lux_per_unit = lux / unit
+        self.calib.photometry.update(lux_per_unit=self.lux_per_unit, vignette=self.vignette,
+                                     reference_lux=lux, reference_at=at)
+        return self.lux_per_unit
+
+    def measure(self, frame: np.ndarray) -> LightReading:
+        vals = self._cell_values(frame)
+        level = float(np.nanmean(vals))
+        rel = vals / level
+        calibrated = self.lux_per_unit is not None
+        cells = vals * (self.lux_per_unit or 1.0)
+        status = "ok" if calibrated else "uncalibrated"
+        if self.auto_exposure:
+            status = "auto_exposure"
+        r = LightReading(cells, self.x, self.y, rel, level, calibrated, status)
+        if r.under_minimum:
+            r.warnings.append(f"light under {MIN_LUX:.0f} lux on part of the cloth "
+                              f"(minimum {r.lux_min:.0f} lux) [000 Tavolo 9]")
+        return r
+
+    def observe(self, frame: np.ndarray) -> tuple[LightReading, bool]:
+        """Measure and compare with the first reading: (reading, changed).
+
+        Auto exposure is inferred when the light's shape changed but the overall
+        brightness did not (a camera chasing a target level hides the change).
+        """
+        r = self.measure(frame)
+        if self._baseline is None:
+            self._baseline = r
+            return r, False
+        b = self._baseline
+        with np.errstate(all="ignore"):
+            shape_change = float(np.nanmax(np.abs(r.relative / b.relative - 1.0)))
+        level_change = abs(r.level / b.level - 1.0)
+        changed = shape_change > CHANGE or level_change > CHANGE
+        if self.auto_exposure is None and shape_change > 2 * CHANGE and level_change < 0.03:
+            self.auto_exposure = True
+            r.status = "auto_exposure"
+        if changed:
+            self._baseline = r
+        return r, changed

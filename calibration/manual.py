@@ -1,0 +1,90 @@
+"""The manual fallback: four playing-surface corners given by hand.
+
+Order: head-left, foot-left, foot-right, head-right (the corners of the cushion-nose
+rectangle as seen from above). The corners give a homography of the cloth; the pose
+follows from it (focal length from the perspective, or a prior when the view is
+frontal). When the diamonds can then be found, the automatic fit refines it.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from equipment.tables import get_table
+
+from .camera import CameraModel, camera_matrix
+from .detect import CalibrationError
+from .result import Calibration
+
+
+def parse_corners(text: str) -> np.ndarray:
+    """``x1,y1,...,x4,y4`` -> (4, 2) array; a clear error names what is wrong."""
+    try:
+        vals = [float(v) for v in text.replace(" ", "").split(",") if v != ""]
+    except ValueError:
+        raise ValueError(f"--corners must be 8 numbers x1,y1,...,x4,y4; got {text!r}") from None
+    if len(vals) != 8:
+        raise ValueError(f"--corners must be 8 numbers x1,y1,...,x4,y4; got {len(vals)}")
+    return np.array(vals).reshape(4, 2)
+
+
+def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
+                           z_up: bool = False) -> Calibration:
+    from .fit import (
+        Observations,
+        focal_from_homography,
+        pose_from_homography,
+        table_corners,
+    )
+    table = get_table(table_name)
+    h, w = image.shape[:2]
+    size = (w, h)
+    px = np.asarray(corners, float).reshape(4, 2)
+    if np.any(px < -0.5 * w) or np.any(px > 1.5 * max(w, h)):
+        raise ValueError("--corners lie far outside the image")
+    x, y = px[:, 0], px[:, 1]
+    area = 0.5 * np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)
+    if (area <= 0) != z_up:
+        raise ValueError("--corners must be head-left, foot-left, foot-right, head-right "
+                         "(clockwise on screen); these run the other way or are degenerate")
+    H, _ = cv2.findHomography(table_corners(table), px)
+    if H is None:
+        raise CalibrationError("--corners do not define a table (degenerate quadrilateral)")
+    f = focal_from_homography(H, size) or 1.2 * w
+    K = camera_matrix(f, size)
+    rvec, tvec = pose_from_homography(H, K, 0.0)
+    cam = CameraModel(K, np.zeros(5), rvec, tvec, size, z_up)
+    calib = Calibration(table=table.name, camera=cam, method="corners",
+                        quality={"ok": True, "diamonds_found": 0, "reasons": [],
+                                 "note": "four corners given by hand; no distortion"},
+                        warnings=["calibrated from hand-given corners"])
+    # refine with the diamonds when they can be found near where the corners say
+    try:
+        from .detect import find_blob_near, tophat
+        from .fit import fit_camera
+        ppm = f / max(abs(cam.centre[2]), 1.0)
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        th = tophat(gray, 45 * ppm)
+        min_peak = max(14.0, float(np.percentile(th, 99.0)) * 0.5)
+        found = {}
+        for i, xy in enumerate(table.diamonds):
+            p = cam.table_to_image([xy], table.rail_top_height)[0]
+            hit = find_blob_near(th, p, max(4.0, 30 * ppm), min_peak, 40 * ppm + 4)
+            if hit is not None:
+                found[i] = hit[0]
+        if len(found) >= 0.6 * len(table.diamonds):
+            obs = Observations(diamonds=found)
+            obs.spots = {}
+            cam2, _, (res, prob, obs) = fit_camera(table, size, obs, cam, np.zeros(4), f)
+            rd, _, _ = prob.parts(res.x)
+            rms = float(np.sqrt(np.mean(np.sum(rd ** 2, axis=1))))
+            moved = np.abs(cam2.image_to_table(px) - table_corners(table)).max()
+            if rms < 1.2 and moved < 60:
+                calib.camera = cam2
+                calib.quality.update({"diamonds_found": len(prob.d_idx),
+                                      "diamond_rms_mm": round(rms, 3),
+                                      "note": "hand-given corners refined on the diamonds"})
+    except (np.linalg.LinAlgError, ValueError, cv2.error):
+        pass
+    return calib

@@ -1,0 +1,163 @@
+"""Frames from an image or a video, calibration from the first seconds, and the
+``calibration`` / ``light`` records the rules engine turns into warnings."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tracking.events import Event, frame_of
+
+from .check import check
+from .detect import CalibrationError
+from .fit import calibrate_image
+from .light import LightMeter
+from .result import Calibration
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+
+
+def _check_source(path: str | os.PathLike) -> Path:
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"{p} does not exist")
+    if p.is_dir():
+        raise ValueError(f"{p} is a folder, not an image or a video")
+    return p
+
+
+def read_image(path: str | os.PathLike) -> np.ndarray:
+    p = _check_source(path)
+    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    if img is None:
+        raise ValueError(f"cannot decode image {p}: not an image OpenCV can read")
+    return img
+
+
+def read_frames(path: str | os.PathLike, seconds: float | None = None,
+                step_s: float = 0.0) -> Iterator[tuple[float, int, np.ndarray]]:
+    """(t, frame index, BGR frame) of an image (t = 0) or a video, every ``step_s``."""
+    p = _check_source(path)
+    if p.suffix.lower() in IMAGE_SUFFIXES:
+        yield 0.0, 0, read_image(p)
+        return
+    cap = cv2.VideoCapture(str(p))
+    if not cap.isOpened():
+        raise ValueError(f"cannot decode video {p}: no decoder opened it (not a video, "
+                         "or a format this OpenCV build cannot read)")
+    fps = cap.get(cv2.CAP_PROP_FPS) or 25.0
+    if not np.isfinite(fps) or fps <= 0:
+        fps = 25.0
+    k, next_t, got_any = 0, 0.0, False
+    try:
+        while True:
+            ok, frame = cap.read()
+            if not ok:
+                break
+            got_any = True
+            t = k / fps
+            if seconds is not None and t > seconds:
+                break
+            if t + 1e-9 >= next_t:
+                yield t, k, frame
+                next_t = t + step_s
+            k += 1
+    finally:
+        cap.release()
+    if not got_any:
+        raise ValueError(f"cannot decode video {p}: no frame could be read (empty or "
+                         "corrupt file)")
+
+
+def calibrate(source, table: str | None = None, corners=None, seconds: float = 3.0,
+              tries: int = 4, z_up: bool = False) -> Calibration:
+    """Calibrate from a BGR frame, an image file or the first ``seconds`` of a video.
+
+    In a video, several frames are tried (a player may hide a rail in one) and the
+    best-trusted result is kept. Raises :class:`CalibrationError` with the reason.
+    """
+    if isinstance(source, np.ndarray):
+        return calibrate_image(source, table, corners, z_up)
+    frames = list(read_frames(source, seconds=seconds, step_s=max(seconds / tries, 0.04)))
+    best, errors = None, []
+    for _, _, frame in frames[:tries]:
+        try:
+            c = calibrate_image(frame, table, corners, z_up)
+        except CalibrationError as exc:
+            errors.append(str(exc))
+            continue
+        key = (c.ok, -c.quality.get("predicted_max_error_mm", 99.0))
+        if best is None or key > best[0]:
+            best = (key, c)
+        if c.ok and corners is None:
+            break
+    if best is None:
+        raise CalibrationError(errors[0] if errors else f"no frame in {source}")
+    return best[1]
+
+
+def video_events(path, calib: Calibration | None = None, table: str | None = None,
+                 check_every_s: float = 1.0, meter: LightMeter | None = None,
+                 reference_lux: float | None = None, z_up: bool = False) -> list[Event]:
+    """``calibration`` (ok / moved / lost / recalibrated) and ``light`` records.
+
+    ``light`` records are written at the start and whenever the light changes (a lamp
+    failing), with ``status: auto_exposure`` once the camera is seen to chase its own
+    exposure. ``reference_lux`` (one lux-meter reading of the mean over the cloth,
+    taken at the start) gives the photometric scale when ``calib`` has none.
+    """
+    events: list[Event] = []
+    fps = _fps(path)
+    if calib is None:
+        calib = calibrate(path, table, z_up=z_up)
+    events.append(Event(0.0, "calibration", frame=0, extra={
+        "status": "ok" if calib.ok else "lost",
+        "quality_mm": calib.quality.get("predicted_max_error_mm")}))
+    meter = meter or LightMeter(calib)
+    said_ae = False
+    for t, k, frame in read_frames(path, step_s=check_every_s):
+        res = check(frame, calib)
+        if res.status != "ok":
+            events.append(Event(t, "calibration", frame=frame_of(t, fps) if fps else k,
+                                extra={"status": res.status,
+                                       "shift_mm": None if res.shift_mm is None
+                                       else round(res.shift_mm, 2)}))
+            try:
+                new = calibrate_image(frame, calib.table, z_up=calib.camera.z_up)
+            except CalibrationError:
+                new = None
+            if new is not None and new.ok:
+                new.photometry = dict(calib.photometry)
+                calib = new
+                meter = LightMeter(calib, meter.lux_per_unit, meter.vignette,
+                                   auto_exposure=meter.auto_exposure)
+                events.append(Event(t, "calibration", frame=k,
+                                    extra={"status": "recalibrated"}))
+            continue
+        if k == 0 and reference_lux is not None and meter.lux_per_unit is None:
+            meter.reference(frame, reference_lux)
+        reading, changed = meter.observe(frame)
+        if reading.status == "auto_exposure":
+            if not said_ae:
+                events.append(Event(t, "light", frame=k, extra=reading.record()))
+                said_ae = True
+            continue
+        if k == 0 or changed:
+            rec = reading.record()
+            rec["changed"] = bool(changed)
+            events.append(Event(t, "light", frame=k, extra=rec))
+    return events
+
+
+def _fps(path) -> float | None:
+    p = Path(path)
+    if p.suffix.lower() in IMAGE_SUFFIXES:
+        return None
+    cap = cv2.VideoCapture(str(p))
+    fps = cap.get(cv2.CAP_PROP_FPS) if cap.isOpened() else 0.0
+    cap.release()
+    return fps if fps and np.isfinite(fps) and fps > 0 else None
