@@ -135,6 +135,14 @@ def test_opening_shot_must_go_to_the_red_first_directly_or_off_a_cushion():
     assert [x.points["A"] for x in c] == [1, 1] and all(not x.fouls for x in c)
 
 
+def test_a_stream_that_starts_mid_match_is_not_an_opening():
+    s = Stream({"white": (1000.0, 300.0), "yellow": (1500.0, 700.0), "red": (2000.0, 900.0)})
+    carom(s, "yellow", first="white")  # not the opening position: no opening rule
+    c = calls(s, "free_game")[0]
+    assert c.fouls == [] and c.points["A"] == 1 and not c.extra["opening"]
+    assert c.extra["balls"] == {"A": "yellow", "B": "white"}  # the ball A struck
+
+
 def test_the_opening_player_gets_the_white():
     s = Stream(OPEN)
     miss(s, "white")
@@ -514,6 +522,7 @@ def test_match_over_at_the_distance_with_the_equalising_inning():
     s = Stream(OPEN)
     three(s, "white")
     three(s, "white")  # A reaches 2 in his first inning
+    s.layout.update(yellow=SPOTS["start_right"], white=SPOTS["head"], red=SPOTS["foot"])
     three(s, "yellow")  # B's equalising inning, from the opening position
     miss(s, "yellow")
     c = calls(s, "three_cushion", distance=2)

@@ -573,12 +573,22 @@ class CaromGame:
             reasons.append("the match is over: shot not counted")
             return st, self._call(st, shot, shooter, struck, {}, [], shooter, [], reasons,
                                   {})
-        opening = st.opening_next
-        if st.balls is None:  # the opening of the match: its player gets the white
-            st.balls = {shooter: "white", st.other(shooter): "yellow"}
-            st.opener = shooter
+        before = shot.layout_before() or dict(st.layout)
+        own = st.balls[shooter] if st.balls else "white"
+        opening = st.opening_next and self._in_opening_position(before, own)
+        if st.opening_next and not opening:
+            reasons.append(f"the balls are not in the opening position: not judged as an "
+                           f"opening shot ({OPENING_POSITION})")
+        if st.balls is None:
+            # the opening shot's player gets the white [000 Tiro d'inizio 3]; a stream
+            # that starts mid-match gives the first shooter the ball he struck
+            own = struck if not opening and struck in ("white", "yellow") else "white"
+            other_ball = "yellow" if own == "white" else "white"
+            st.balls = {shooter: own, st.other(shooter): other_ball}
+            st.opener = shooter if own == "white" else st.other(shooter)
             st.set_starter = shooter
-            reasons.append(f"{shooter} opens and plays the white ({OPENING_BALL})")
+            reasons.append(f"{shooter} plays the {own}" + (f" ({OPENING_BALL})" if opening
+                                                           else ""))
         if st.set_starter is None:
             st.set_starter = st.opener
         if st.run_player != shooter:  # a new inning
@@ -590,7 +600,6 @@ class CaromGame:
                 st.total_innings[shooter] += 1
         st.opening_next = False
         player_ball = st.balls[shooter]
-        before = shot.layout_before() or dict(st.layout)
         during = _before_end(shot)
         count = count_contacts(struck or "", during)
         fouls: list[Foul] = []
@@ -810,6 +819,18 @@ class CaromGame:
         place = list(dict.fromkeys(offs + ([ball] + touching if touching else [])))
         reasons.append("; ".join(why) + ": " + ", ".join(place) + " to their spots")
         return place_balls(place, after, own_spots(ball), self.table)
+
+    def _in_opening_position(self, layout: dict[str, Point], own: str) -> bool:
+        """Red on the upper spot, the other ball on the lower centre spot, the player's
+        ball on a starting spot [000 Tiro d'inizio 1], each within a ball's radius."""
+        spots = self.table.spots
+        other = "yellow" if own == "white" else "white"
+
+        def near(ball: str, spot: str) -> bool:
+            return ball in layout and math.dist(layout[ball], spots[spot]) <= CAROM_BALL / 2
+
+        return (near("red", "foot") and near(other, "head")
+                and (near(own, "start_right") or near(own, "start_left")))
 
     def _opening_respots(self, st: CaromState, ball: str) -> list[Respot]:
         return place_balls(list(BALLS), {}, opening_spots(ball), self.table)
