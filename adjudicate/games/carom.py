@@ -28,7 +28,7 @@ from ..engine import AdjudicationError, Shot
 
 BALLS = ("white", "yellow", "red")
 CONTACT_TOLERANCE = 0.5  # mm: centres within diameter + this are "in contact" (brief)
-LINE_HALF_WIDTH = 0.5  # mm [assumed: a fine chalk line ~1 mm wide, 000 Zone 1]
+LINE_HALF_WIDTH = 0.5  # mm [assumed: a fine chalk line ~1 mm wide, 000 Zone d'interdizione 1]
 EQUAL_LAG = 0.5  # mm: lag balls closer than this to equal distance -> repeat
 PUSH_MOVE = 5.0  # mm: a touching ball that moved this much with no contact was pushed
 
