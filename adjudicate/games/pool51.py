@@ -307,7 +307,8 @@ class Pool51Game:
         own = st.groups.get(player)
         own_potted = [b for b in down_now if own is not None and group_of(b) == own]
         respots: list[Respot] = []
-        table_now = {b: p for b, p in after.items() if b not in pots and b not in off}
+        table_now = {b: p for b, p in (after or shot.layout_before()).items()
+                     if b not in pots and b not in off}
         for b in off:
             if b == "cue":
                 continue
@@ -391,7 +392,8 @@ class Pool51Game:
         st.breaking = False
         down_now = [b for b in pots if b in OBJECT_BALLS]
         st.down.extend(down_now)
-        table_now = {b: p for b, p in after.items() if b not in pots and b not in off}
+        table_now = {b: p for b, p in (after or shot.layout_before()).items()
+                     if b not in pots and b not in off}
         respots: list[Respot] = []
         for b in off:
             if b != "cue":

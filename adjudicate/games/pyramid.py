@@ -302,7 +302,7 @@ class PyramidGame:
         interfered = [e.extra.get("ball") for e in shot.referee_actions("interference")]
 
         # ---- what stays on the table, what is respotted, what counts
-        table_now = dict(after)
+        table_now = dict(after or before)  # no shot_end: where they stood, best guess
         for b in pots + off:
             table_now.pop(b, None)
         respots: list[Respot] = list(hang_respots)
