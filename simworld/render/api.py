@@ -1,0 +1,340 @@
+"""The public entry points: film a layout (``render_still``) or a trajectory
+(``render_video``), with exact per-frame truth."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from equipment import Discipline, get_discipline
+from equipment.files import atomic_path, atomic_write_text, check_writable
+from tracking import STATES, Trajectory
+
+from .camera import Camera, check_size, default_camera, random_camera
+from .look import Look, random_look
+from .renderer import ActiveStroke, ClipRenderer, ObjectPose
+from .truth import TRUTH_FORMAT, FrameTruth
+
+FPS_RANGE = (25.0, 60.0)
+_STILL_CACHE: dict = {}
+
+
+def _identity() -> np.ndarray:
+    return np.eye(3)
+
+
+def _random_orientation(rng: np.random.Generator) -> np.ndarray:
+    q = rng.standard_normal(4)
+    q /= np.linalg.norm(q)
+    a, b, c, d = q
+    return np.array([[a * a + b * b - c * c - d * d, 2 * (b * c - a * d), 2 * (b * d + a * c)],
+                     [2 * (b * c + a * d), a * a - b * b + c * c - d * d, 2 * (c * d - a * b)],
+                     [2 * (b * d - a * c), 2 * (c * d + a * b), a * a - b * b - c * c + d * d]])
+
+
+def _rotation(axis: np.ndarray, angle: float) -> np.ndarray:
+    x, y, z = axis
+    c, s, C = math.cos(angle), math.sin(angle), 1 - math.cos(angle)
+    return np.array([[c + x * x * C, x * y * C - z * s, x * z * C + y * s],
+                     [y * x * C + z * s, c + y * y * C, y * z * C - x * s],
+                     [z * x * C - y * s, z * y * C + x * s, c + z * z * C]])
+
+
+def _check_objects(discipline: Discipline, ids) -> None:
+    known = set(discipline.object_ids)
+    for oid in ids:
+        if oid not in known:
+            raise ValueError(f"object {oid!r} is not on a {discipline.name} table; known: "
+                             f"{', '.join(discipline.object_ids)}")
+
+
+def _camera_key(camera: Camera) -> tuple:
+    return (np.asarray(camera.K, float).tobytes(), np.asarray(camera.dist, float).tobytes(),
+            np.asarray(camera.rvec, float).tobytes(), np.asarray(camera.tvec, float).tobytes(),
+            tuple(camera.size))
+
+
+def _renderer(discipline: Discipline, camera: Camera, look: Look, seed: int) -> ClipRenderer:
+    """A renderer for stills, reused while discipline, camera, look and seed stay the same."""
+    key = (discipline.name, _camera_key(camera), look, seed)
+    r = _STILL_CACHE.get(key)
+    if r is None:
+        _STILL_CACHE.clear()
+        r = ClipRenderer(discipline, camera, look, seed)
+        _STILL_CACHE[key] = r
+    r.noise_rng = np.random.default_rng([seed, 2])
+    r.exposure = look.exposure
+    r._ae_started = False
+    return r
+
+
+def render_still(discipline: str | Discipline, layout: dict[str, tuple[float, float]],
+                 camera: Camera | None = None, look: Look | None = None, seed: int = 0,
+                 standing_pins: list[str] | None = None,
+                 fallen_pins: dict[str, tuple[float, float, float]] | None = None
+                 ) -> tuple[np.ndarray, FrameTruth]:
+    """One frame of balls at ``layout`` (id -> table mm) and pins.
+
+    Pins: ``standing_pins`` (ids, at their castle places; default all of them) and
+    ``fallen_pins`` (id -> (x, y, fall angle)). The static scene is cached, so many
+    layouts through the same camera and look render quickly.
+    """
+    disc = get_discipline(discipline) if isinstance(discipline, str) else discipline
+    _check_objects(disc, layout)
+    camera = camera or default_camera(disc.table)
+    look = look or Look.default()
+    r = _renderer(disc, camera, look, seed)
+    rng = np.random.default_rng([seed, 4])
+    poses = []
+    for oid, (x, y) in layout.items():
+        spec = r.balls.get(oid)
+        if spec is None:
+            raise ValueError(f"{oid!r} is a pin: give pins with standing_pins/fallen_pins")
+        centre = np.array([x, y, spec.radius], float)
+        M = _random_orientation(rng)
+        poses.append(ObjectPose(oid, "ball", "resting", True,
+                                lambda _t, c=centre, m=M: (c, m), (x, y)))
+    standing = [p.id for p in disc.pins] if standing_pins is None else list(standing_pins)
+    fallen = fallen_pins or {}
+    _check_objects(disc, standing)
+    _check_objects(disc, fallen)
+    for pin in disc.pins:
+        if pin.id in fallen:
+            x, y, a = fallen[pin.id]
+            poses.append(ObjectPose(pin.id, "pin", "fallen", True,
+                                    lambda _t: (np.zeros(3), _identity()), (x, y), False, a))
+        elif pin.id in standing:
+            poses.append(ObjectPose(pin.id, "pin", "standing", True,
+                                    lambda _t: (np.zeros(3), _identity()), pin.position))
+    return r.render(0, 0.0, poses)
+
+
+# ---------------------------------------------------------------------- video
+
+class TrajectorySampler:
+    """Positions, states and rolling orientation of a trajectory at any time."""
+
+    def __init__(self, traj: Trajectory, discipline: Discipline, seed: int):
+        self.traj = traj
+        self.disc = discipline
+        radii = {b.id: b.radius for b in discipline.balls}
+        rng = np.random.default_rng([seed, 5])
+        n, m = traj.n_frames, len(traj.objects)
+        self.radius = np.array([radii.get(o.id, 0.0) for o in traj.objects])
+        self.orient = np.zeros((n, m, 3, 3))
+        for j, obj in enumerate(traj.objects):
+            M = _random_orientation(rng)
+            self.orient[0, j] = M
+            for k in range(1, n):
+                d = traj.positions[k, j] - traj.positions[k - 1, j]
+                dist = float(np.hypot(*d))
+                if obj.kind == "ball" and dist > 1e-6 and self.radius[j] > 0:
+                    axis = np.array([-d[1], d[0], 0.0]) / dist
+                    M = _rotation(axis, dist / self.radius[j]) @ M
+                self.orient[k, j] = M
+        self.heights = traj.heights
+
+    def _frame(self, t: float) -> tuple[int, int, float]:
+        f = min(max(t * self.traj.fps, 0.0), self.traj.n_frames - 1)
+        k0 = int(math.floor(f))
+        k1 = min(k0 + 1, self.traj.n_frames - 1)
+        return k0, k1, f - k0
+
+    def centre(self, j: int, t: float) -> tuple[np.ndarray, np.ndarray]:
+        k0, k1, a = self._frame(t)
+        p = self.traj.positions
+        xy = p[k0, j] * (1 - a) + p[k1, j] * a
+        z = self.radius[j]
+        if self.heights is not None:
+            z += self.heights[k0, j] * (1 - a) + self.heights[k1, j] * a
+        return np.array([xy[0], xy[1], z]), self.orient[k0 if a < 0.5 else k1, j]
+
+    def state(self, j: int, t: float) -> tuple[str, bool]:
+        k = int(round(min(max(t * self.traj.fps, 0), self.traj.n_frames - 1)))
+        return STATES[int(self.traj.states[k, j])], bool(self.traj.visible[k, j])
+
+    def poses(self, t: float) -> list[ObjectPose]:
+        out = []
+        for j, obj in enumerate(self.traj.objects):
+            state, visible = self.state(j, t)
+            c, _ = self.centre(j, t)
+            if obj.kind == "pin":
+                out.append(ObjectPose(obj.id, "pin", state, visible,
+                                      lambda _t: (np.zeros(3), np.eye(3)), (c[0], c[1]),
+                                      state == "standing", self.traj.pin_fall.get(obj.id, 0.0)))
+            else:
+                drawn = visible and state in ("resting", "moving")
+                out.append(ObjectPose(obj.id, "ball", state, drawn,
+                                      lambda s, j=j: self.centre(j, s), (c[0], c[1])))
+        return out
+
+
+def check_fps(fps: float) -> float:
+    fps = float(fps)
+    if not (FPS_RANGE[0] <= fps <= FPS_RANGE[1]):
+        raise ValueError(f"frame rate {fps:g} is out of range: supported "
+                         f"{FPS_RANGE[0]:g} to {FPS_RANGE[1]:g} fps")
+    return fps
+
+
+def truth_path(video: str | os.PathLike) -> Path:
+    p = Path(video)
+    name = p.name[:-4] if p.name.lower().endswith(".mp4") else p.stem
+    return p.with_name(name + ".truth.json")
+
+
+def _check_trajectory(traj: Trajectory) -> Discipline:
+    disc = get_discipline(traj.discipline)
+    if traj.table != disc.table_name:
+        raise ValueError(f"trajectory table {traj.table!r} is not the {disc.name} table "
+                         f"{disc.table_name!r}")
+    known = set(disc.object_ids)
+    for o in traj.objects:
+        if o.id not in known:
+            raise ValueError(f"trajectory names {o.id!r}, which a {disc.name} table does not "
+                             f"have; known: {', '.join(disc.object_ids)}")
+    return disc
+
+
+def render_video(trajectory: Trajectory, path: str | os.PathLike, camera: Camera | None = None,
+                 look: Look | None = None, seed: int = 0, fps: float | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> Path:
+    """Film ``trajectory`` into an H.264 MP4 at ``path``; returns the truth JSON's path.
+
+    Everything that can be wrong (objects, resolution, frame rate, output folder) is
+    checked before the first frame; the video and the truth appear under their final
+    names only when complete.
+    """
+    import imageio_ffmpeg
+
+    disc = _check_trajectory(trajectory)
+    fps = check_fps(fps if fps is not None else min(max(trajectory.fps, 25.0), 60.0))
+    camera = camera or default_camera(disc.table)
+    check_size(camera.size)
+    look = (look or Look.default()).check()
+    out = Path(path)
+    if out.suffix.lower() != ".mp4":
+        raise ValueError(f"output {out} must end in .mp4 (H.264 MP4 video)")
+    check_writable(out)
+    tpath = truth_path(out)
+    check_writable(tpath)
+
+    last_t = (trajectory.n_frames - 1) / trajectory.fps
+    n_frames = int(math.floor(last_t * fps + 1e-9)) + 1
+    renderer = ClipRenderer(disc, camera, look, seed)
+    sampler = TrajectorySampler(trajectory, disc, seed)
+    radii = {b.id: b.radius for b in disc.balls}
+    strokes = []
+    for s in trajectory.strokes if look.player else ():
+        j = trajectory.index(s.ball)
+        c, _ = sampler.centre(j, s.t)
+        strokes.append(ActiveStroke(s, (float(c[0]), float(c[1])), radii.get(s.ball, 30.0)))
+    w, h = camera.size
+    frames_truth: list[FrameTruth] = []
+    with atomic_path(out, suffix=".mp4") as tmp:
+        writer = imageio_ffmpeg.write_frames(
+            str(tmp), (w, h), fps=fps, codec="libx264", pix_fmt_in="bgr24",
+            pix_fmt_out="yuv420p", macro_block_size=1, ffmpeg_log_level="error",
+            output_params=["-movflags", "+faststart", "-preset", "veryfast",
+                           "-crf", str(int(look.crf))])
+        writer.send(None)
+        try:
+            for k in range(n_frames):
+                t = k / fps
+                image, truth = renderer.render(k, t, sampler.poses(t), strokes)
+                writer.send(np.ascontiguousarray(image))
+                frames_truth.append(truth)
+                if progress is not None:
+                    progress(k + 1, n_frames)
+        finally:
+            writer.close()
+    doc = truth_document(trajectory, disc, camera, look, seed, fps, frames_truth, renderer,
+                         out.name)
+    atomic_write_text(tpath, json.dumps(doc, separators=(",", ":")))
+    for f in (out, tpath):  # temporary files are private; finished ones are ordinary files
+        os.chmod(f, 0o644)
+    return tpath
+
+
+def _runs(values: list) -> list[list]:
+    out: list[list] = []
+    for i, v in enumerate(values):
+        if not out or out[-1][1] != v:
+            out.append([i, v])
+    return out
+
+
+def truth_document(traj: Trajectory, disc: Discipline, camera: Camera, look: Look, seed: int,
+                   fps: float, frames: list[FrameTruth], renderer: ClipRenderer,
+                   video_name: str) -> dict:
+    """The clip's truth file (format in docs/renderer.md)."""
+    table = disc.table
+    lamp_runs = _runs([f.lamps_on for f in frames])
+    lux_states = []
+    for i, (start, on) in enumerate(lamp_runs):
+        end = lamp_runs[i + 1][0] - 1 if i + 1 < len(lamp_runs) else len(frames) - 1
+        grid = renderer.lux(on)
+        lux_states.append({"frames": [start, end], "lamps_on": list(on),
+                           "lux": np.round(grid["lux"], 1).tolist(),
+                           "min_lux": round(float(grid["lux"].min()), 1),
+                           "mean_lux": round(float(grid["lux"].mean()), 1)})
+    grid = renderer.lux(lamp_runs[0][1])
+    objects = {}
+    for obj in traj.objects:
+        ot = [f.objects[obj.id] for f in frames]
+        objects[obj.id] = {
+            "kind": obj.kind,
+            "diameter": obj.diameter,
+            "centre": [[round(o.centre[0], 2), round(o.centre[1], 2)] for o in ot],
+            "box": [None if o.box is None else [round(v, 1) for v in o.box] for o in ot],
+            "visible": [round(o.visible, 3) for o in ot],
+            "state": _runs([o.state for o in ot]),
+        }
+    diamonds = camera.project(np.array([[x, y, table.rail_top_height]
+                                        for x, y in table.diamonds]))
+    return {
+        "format": TRUTH_FORMAT,
+        "video": video_name,
+        "discipline": disc.name,
+        "table": table.name,
+        "fps": fps,
+        "n_frames": len(frames),
+        "size": list(camera.size),
+        "seed": seed,
+        "camera": camera.to_dict(),
+        "diamonds_px": np.round(diamonds, 2).tolist(),
+        "exposure": {
+            "mode": "auto" if look.auto_exposure else "fixed",
+            "sensitivity": look.sensitivity,
+            "gain": look.gain,
+            "vignette": look.vignette,
+            "exposure_s": [round(f.exposure, 7) for f in frames] if look.auto_exposure
+            else round(look.exposure, 7),
+        },
+        "lamps": [{"position_mm": [round(float(v), 1) for v in g.centre],
+                   "intensity_cd": lp.intensity, "size_mm": lp.size, "off_at": lp.off_at,
+                   "on_at": lp.on_at, "flicker": lp.flicker}
+                  for g, lp in zip(renderer.scene.lamps, look.lamps, strict=True)],
+        "lux_grid": {"x_mm": np.round(grid["x"], 2).tolist(),
+                     "y_mm": np.round(grid["y"], 2).tolist(),
+                     "cell_mm": [round(v, 2) for v in grid["cell"]],
+                     "ambient_lux": look.ambient_lux},
+        "lux": lux_states,
+        "occluders": {"player": _runs(["player" in f.occluders for f in frames]),
+                      "graphics": bool(look.graphics)},
+        "look": look.to_dict(),
+        "trajectory_fps": traj.fps,
+        "objects": objects,
+    }
+
+
+def random_setup(discipline: Discipline, seed: int, size: tuple[int, int] = (1280, 720)
+                 ) -> tuple[Camera, Look]:
+    """A random camera and look from one seed (``--random-look``)."""
+    rng = np.random.default_rng([seed, 0xCA])
+    return random_camera(discipline.table, rng, size), random_look(seed)

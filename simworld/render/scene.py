@@ -1,0 +1,372 @@
+"""The static part of a clip, computed once: table, surroundings and light per pixel.
+
+Every pixel's ray is cast into a terraced model of the table: rail tops at
+``Table.rail_top_height``, cushion tops at ``Table.cushion_height``, the cloth at
+z = 0 and the floor below. A ray that crosses a level inside a higher region has met
+that region's side (cushion face, rail side, apron). Each surface takes its albedo from
+a top-down texture painted in table millimetres, so diamonds, spots and lines land
+exactly where the table profile puts them, at their own height.
+
+The light is kept per lamp: ``radiance[i]`` is what lamp ``i`` alone contributes
+(albedo x tint x illuminance), so a lamp failure or flicker only re-weights sums.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from equipment import Discipline, Table
+
+from .camera import Camera
+from .look import Lamp, Look
+
+FLOOR_DEPTH = 780.0  # mm, cloth above the floor [assumed: 75-80 cm table height]
+CUSHION_BAND = 50.0  # mm, cushion rubber from the nose to the wooden rail [assumed]
+FACE_LIGHT = 0.35  # vertical faces get this share of the light on the tops [assumed]
+
+
+@dataclass
+class LampGeometry:
+    """A lamp resolved on a table: emitter sample points (mm) and their intensities (cd)."""
+
+    points: np.ndarray  # (n, 3)
+    intensities: np.ndarray  # (n,)
+    centre: np.ndarray  # (3,)
+
+
+def lamp_geometry(lamp: Lamp, table: Table) -> LampGeometry:
+    centre = np.array([lamp.u * table.length, lamp.v * table.width, lamp.height])
+    if lamp.size <= 0:
+        pts = centre[None, :]
+    else:
+        k = 3
+        offs = (np.arange(k) + 0.5) / k - 0.5
+        gx, gy = np.meshgrid(offs * lamp.size, offs * lamp.size)
+        pts = np.column_stack([centre[0] + gx.ravel(), centre[1] + gy.ravel(),
+                               np.full(k * k, lamp.height)])
+    return LampGeometry(pts, np.full(len(pts), lamp.intensity / len(pts)), centre)
+
+
+def illuminance(geom: LampGeometry, points: np.ndarray) -> np.ndarray:
+    """Illuminance in lux on upward-facing surfaces at ``points`` (..., 3) mm.
+
+    Inverse square and cosine law per emitter point: E = I cos(theta) / d^2 with d in
+    metres and cos(theta) = dz / d; the emitters radiate into the lower half space only.
+    """
+    p = np.asarray(points)
+    dtype = np.float64 if p.dtype == np.float64 else np.float32
+    px, py, pz = (p[..., k].astype(dtype) for k in range(3))
+    out = np.zeros(p.shape[:-1], dtype)
+    for (sx, sy, sz), intensity in zip(geom.points, geom.intensities, strict=True):
+        dx, dy, dz = px - dtype(sx), py - dtype(sy), dtype(sz) - pz
+        d2 = (dx * dx + dy * dy + dz * dz) * dtype(1e-6)  # m^2
+        e = dtype(intensity) * (np.clip(dz, 0, None) * dtype(1e-3)) / (d2 * np.sqrt(d2))
+        out += e
+    return out
+
+
+def lux_grid(table: Table, lamps: list[LampGeometry], on: list[float], ambient: float,
+             cells: tuple[int, int] = (20, 10)) -> dict:
+    """Lux on the cloth at the centres of ``cells`` over the playing surface."""
+    nx, ny = cells
+    xs = (np.arange(nx) + 0.5) * table.length / nx
+    ys = (np.arange(ny) + 0.5) * table.width / ny
+    X, Y = np.meshgrid(xs, ys, indexing="ij")
+    pts = np.stack([X, Y, np.zeros_like(X)], axis=-1)
+    E = np.full(X.shape, ambient)
+    for g, w in zip(lamps, on, strict=True):
+        if w:
+            E = E + w * illuminance(g, pts)
+    return {"x": xs, "y": ys, "cell": (table.length / nx, table.width / ny), "lux": E}
+
+
+def pocket_holes(table: Table) -> list[tuple[tuple[float, float], float]]:
+    """Pocket openings as discs: centred just behind the mouth, the jaws on their rim."""
+    out = []
+    for p in table.pockets:
+        (ax, ay), (bx, by) = p.jaws
+        mx, my = (ax + bx) / 2, (ay + by) / 2
+        ox, oy = p.centre[0] - mx, p.centre[1] - my
+        n = math.hypot(ox, oy) or 1.0
+        push = 0.28 * p.mouth
+        out.append(((mx + ox / n * push, my + oy / n * push), 0.57 * p.mouth))
+    return out
+
+
+# ------------------------------------------------------------------ procedural texture
+
+def smooth_noise(rng: np.random.Generator, shape: tuple[int, int], scales: list[float],
+                 weights: list[float]) -> np.ndarray:
+    """Zero-mean fractal noise (sum of upsampled random grids), about unit RMS."""
+    h, w = shape
+    out = np.zeros((h, w), np.float32)
+    for s, wt in zip(scales, weights, strict=True):
+        gh, gw = max(2, int(h / s) + 2), max(2, int(w / s) + 2)
+        g = rng.standard_normal((gh, gw)).astype(np.float32)
+        out += wt * cv2.resize(g, (w, h), interpolation=cv2.INTER_CUBIC)
+    out -= out.mean()
+    return out / (out.std() + 1e-6)
+
+
+class TopTexture:
+    """A top-down albedo image of the table (cloth, cushions, rails) in table mm."""
+
+    def __init__(self, table: Table, look: Look, rng: np.random.Generator):
+        self.table = table
+        pad = table.rail_width + 20.0
+        self.x0, self.y0 = -pad, -pad
+        self.res = max(1.0, (table.length + 2 * pad) / 2600.0)  # mm per texel
+        w = int(math.ceil((table.length + 2 * pad) / self.res))
+        h = int(math.ceil((table.width + 2 * pad) / self.res))
+        self.shape = (h, w)
+        self.image = self._paint(look, rng)
+
+    def px(self, x, y):
+        return (np.asarray(x) - self.x0) / self.res, (np.asarray(y) - self.y0) / self.res
+
+    def _ipt(self, x: float, y: float) -> tuple[int, int]:
+        u, v = self.px(x, y)
+        return int(round(float(u) * 16)), int(round(float(v) * 16))
+
+    def _paint(self, look: Look, rng: np.random.Generator) -> np.ndarray:
+        t = self.table
+        h, w = self.shape
+        cloth = look.cloth_rgb()
+        weave = smooth_noise(rng, (h, w), [3, 12, 60], [0.5, 0.3, 0.2])
+        img = cloth[None, None, :] * (1.0 + look.cloth_texture * weave[..., None])
+        # wear: lighter, greyer blobs around the spots and along the long axis
+        q = 8  # wear is smooth: paint it at 1/8 of the texture resolution
+        wear = np.zeros((h // q + 1, w // q + 1), np.float32)
+        centres = list(t.spots.values()) + [(t.length * f, t.width / 2) for f in (0.3, 0.7)]
+        for (sx, sy) in centres:
+            u, v = self.px(sx, sy)
+            r = rng.uniform(120, 260) / self.res / q
+            cv2.circle(wear, (int(u / q), int(v / q)), max(1, int(r)), 1.0, -1)
+        wear = cv2.resize(cv2.GaussianBlur(wear, (0, 0), 80 / self.res / q), (w, h))
+        wear *= (0.6 + 0.4 * smooth_noise(rng, (h, w), [40], [1.0]))
+        wear = np.clip(wear * look.cloth_wear, 0, 1)[..., None]
+        grey = img.mean(axis=2, keepdims=True)
+        img = img * (1 - 0.35 * wear) + (grey * 1.4 + 0.01) * 0.35 * wear
+        # markings: lines and spots, chalk-thin
+        mark = np.zeros((h, w), np.float32)
+        for line in t.lines.values():
+            pts = np.array([self._ipt(x, y) for x, y in line], np.int32)
+            cv2.polylines(mark, [pts], False, 1.0, max(1, int(round(2.0 / self.res))),
+                          cv2.LINE_AA, shift=4)
+        for (sx, sy) in t.spots.values():
+            cv2.circle(mark, self._ipt(sx, sy), int(round(6.0 / self.res * 16)), 1.0, -1,
+                       cv2.LINE_AA, shift=4)
+        mark = mark[..., None] * 0.8
+        img = img * (1 - mark) + np.asarray(look.markings, np.float32) * mark
+        # cushions (same cloth, a little darker) and rails (wood with grain)
+        u, v = np.meshgrid(np.arange(w) * self.res + self.x0, np.arange(h) * self.res + self.y0)
+        outside = (u < 0) | (u > t.length) | (v < 0) | (v > t.width)
+        band = CUSHION_BAND
+        rail = (u < -band) | (u > t.length + band) | (v < -band) | (v > t.width + band)
+        img[outside & ~rail] *= look.cushion_shade
+        streak_x = cv2.resize(smooth_noise(rng, (h, w // 8 + 2), [1.5, 6], [0.6, 0.4]), (w, h))
+        streak_y = cv2.resize(smooth_noise(rng, (h // 8 + 2, w), [1.5, 6], [0.6, 0.4]), (w, h))
+        long_rail = (v < -band) | (v > t.width + band)
+        g = np.where(long_rail, streak_x, streak_y)
+        wood = np.asarray(look.wood, np.float32)[None, None, :] * (1 + 0.18 * g[..., None])
+        img = np.where(rail[..., None], wood, img)
+        # diamonds on the rail tops
+        for (dx, dy) in t.diamonds:
+            horizontal = dy < 0 or dy > t.width
+            a, b = (11.0, 5.5) if horizontal else (5.5, 11.0)
+            pts = [(dx - a, dy), (dx, dy - b), (dx + a, dy), (dx, dy + b)]
+            poly = np.array([self._ipt(x, y) for x, y in pts], np.int32)
+            cv2.fillConvexPoly(img, poly, tuple(float(c) for c in look.diamond), cv2.LINE_AA,
+                               shift=4)
+        return np.ascontiguousarray(img, np.float32)
+
+
+def _floor_texture(table: Table, look: Look, rng: np.random.Generator):
+    """The room around the table, painted on the floor plane: floor, tables, people, boards."""
+    span_x, span_y = table.length + 8000.0, table.width + 7000.0
+    res = 8.0
+    x0, y0 = table.length / 2 - span_x / 2, table.width / 2 - span_y / 2
+    w, h = int(span_x / res), int(span_y / res)
+    base = np.asarray(look.floor, np.float32)
+    img = base[None, None, :] * (1 + 0.15 * smooth_noise(rng, (h, w), [3, 30], [0.5, 0.5])
+                                 [..., None])
+
+    def rect(cx, cy, sx, sy, colour, angle=0.0):
+        box = cv2.boxPoints(((float((cx - x0) / res), float((cy - y0) / res)),
+                             (float(sx / res), float(sy / res)), angle))
+        cv2.fillConvexPoly(img, np.round(box * 16).astype(np.int32),
+                           tuple(float(c) for c in colour), cv2.LINE_AA, shift=4)
+
+    gap = 1500.0
+    spots = [(table.length / 2 + s * (table.length + gap + 2 * table.rail_width), table.width / 2)
+             for s in (-1, 1)]
+    spots += [(table.length / 2 + s * (table.length + gap) / 2, table.width / 2 + t
+               * (table.width + gap + 2 * table.rail_width)) for s in (-1, 1) for t in (-1, 1)]
+    for k in rng.permutation(len(spots))[:look.other_tables]:
+        cx, cy = spots[k]
+        rect(cx, cy, table.length + 2 * table.rail_width, table.width + 2 * table.rail_width,
+             np.asarray(look.wood) * 0.8)
+        rect(cx, cy, table.length, table.width,
+             np.asarray(look.cloth_rgb()) * rng.uniform(0.3, 0.6))
+    for _ in range(look.people):
+        side = rng.integers(4)
+        along = rng.uniform(0.1, 0.9)
+        off = rng.uniform(450, 900) + table.rail_width
+        if side < 2:
+            cx, cy = along * table.length, (-off if side == 0 else table.width + off)
+        else:
+            cx, cy = (-off if side == 2 else table.length + off), along * table.width
+        shirt = rng.uniform(0.01, 0.5, 3)
+        rect(cx, cy, 480, 260, shirt, float(rng.uniform(0, 180)))
+        c = (int((cx - x0) / res), int((cy - y0) / res))
+        cv2.circle(img, c, int(95 / res), tuple(float(v) for v in rng.uniform(0.01, 0.2, 3)),
+                   -1, cv2.LINE_AA)
+    if look.logos:
+        for s in (-1, 1):
+            cx = table.length / 2 + rng.normal(0, 300)
+            cy = table.width / 2 + s * (table.width / 2 + table.rail_width + 700)
+            colour = rng.uniform(0.05, 0.7, 3)
+            rect(cx, cy, 2200, 420, colour)
+            bw, bh = int(2000 / res), int(300 / res)
+            text = np.zeros((bh, bw), np.uint8)
+            (tw, th), _ = cv2.getTextSize("CUEREF OPEN", cv2.FONT_HERSHEY_DUPLEX, 1.0, 2)
+            scale = min(bw / tw, bh / th) * 0.85
+            cv2.putText(text, "CUEREF OPEN", (int(bw * 0.07), int(bh * 0.8)),
+                        cv2.FONT_HERSHEY_DUPLEX, scale, 255, max(1, int(scale * 2)), cv2.LINE_AA)
+            text = text[::-1]  # table y grows where image rows shrink: read it from above
+            u0, v0 = int((cx - x0) / res - bw / 2), int((cy - y0) / res - bh / 2)
+            if 0 <= u0 and u0 + bw <= w and 0 <= v0 and v0 + bh <= h:
+                a = (text.astype(np.float32) / 255.0)[..., None]
+                sub = img[v0:v0 + bh, u0:u0 + bw]
+                img[v0:v0 + bh, u0:u0 + bw] = sub * (1 - a) + ((1 - colour) * 0.8).astype(
+                    np.float32) * a
+    return img, x0, y0, res
+
+
+class StaticScene:
+    """Per-pixel surfaces, albedo and per-lamp light of the table and room for one camera."""
+
+    def __init__(self, discipline: Discipline, camera: Camera, look: Look,
+                 rng: np.random.Generator):
+        self.discipline = discipline
+        self.table = table = discipline.table
+        self.camera = camera
+        self.look = look
+        w, h = camera.size
+        origin, rays = camera.pixel_rays()
+        self.origin = origin.astype(np.float64)
+        self.rays = rays
+        self.lamps = [lamp_geometry(lp, table) for lp in look.lamps]
+        top = TopTexture(table, look, rng)
+        floor_img, fx0, fy0, fres = _floor_texture(table, look, rng)
+
+        L, W = table.length, table.width
+        rw, band = table.rail_width, CUSHION_BAND
+        levels = {"rail": table.rail_top_height, "cushion": table.cushion_height,
+                  "cloth": 0.0, "floor": -FLOOR_DEPTH}
+        hits = {}
+        for name, z in levels.items():
+            s = (z - origin[2]) / rays[..., 2]
+            hits[name] = (origin[0] + s * rays[..., 0], origin[1] + s * rays[..., 1])
+
+        def region(xy, kind):
+            x, y = xy
+            in_table = (x >= -rw) & (x <= L + rw) & (y >= -rw) & (y <= W + rw)
+            in_inner = (x >= -band) & (x <= L + band) & (y >= -band) & (y <= W + band)
+            in_cloth = (x >= 0) & (x <= L) & (y >= 0) & (y <= W)
+            return {"table": in_table, "rail": in_table & ~in_inner,
+                    "cushion": in_inner & ~in_cloth, "cloth": in_cloth,
+                    "inner": in_inner}[kind]
+
+        def pocket_mask(xy):
+            x, y = xy
+            m = np.zeros(x.shape, bool)
+            for (cx, cy), r in pocket_holes(table):
+                m |= (x - cx) ** 2 + (y - cy) ** 2 <= r * r
+            return m
+
+        material = np.full((h, w), -1, np.int8)  # 0 top, 1 face, 2 pocket, 3 floor, 4 apron
+        map_x = np.zeros((h, w), np.float32)
+        map_y = np.zeros((h, w), np.float32)
+        hit_z = np.zeros((h, w), np.float32)
+        hit_xy = np.zeros((h, w, 2), np.float32)
+        cloth_xy = np.stack(hits["cloth"], axis=-1).astype(np.float32)
+
+        def assign(mask, kind, xy, z):
+            new = mask & (material < 0)
+            material[new] = kind
+            u, v = top.px(xy[0][new], xy[1][new])
+            map_x[new], map_y[new] = u, v
+            hit_z[new] = z
+            hit_xy[new] = np.stack([xy[0][new], xy[1][new]], axis=-1)
+
+        for name in ("rail", "cushion", "cloth"):
+            xy, z = hits[name], levels[name]
+            pockets = pocket_mask(xy) if table.pockets else np.zeros((h, w), bool)
+            # the pocket openings are holes through every level of the table
+            assign(pockets & region(xy, "table"), 2, xy, z)
+            assign(region(xy, name), 0, xy, z)
+            higher = {"rail": [], "cushion": ["rail"], "cloth": ["rail", "cushion"]}[name]
+            for hi in higher:
+                assign(region(xy, hi), 1, xy, z)
+        fxy = hits["floor"]
+        assign(region(fxy, "table"), 4, fxy, -FLOOR_DEPTH)
+        new = material < 0
+        material[new] = 3
+        hit_z[new] = -FLOOR_DEPTH
+        hit_xy[new] = np.stack([fxy[0][new], fxy[1][new]], axis=-1)
+        self.material = material
+        self.cloth_xy = cloth_xy
+        self.cloth_mask = (material == 0) & (hit_z == 0.0)
+
+        albedo = cv2.remap(top.image, map_x, map_y, cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REPLICATE)
+        fmx = ((fxy[0] - fx0) / fres).astype(np.float32)
+        fmy = ((fxy[1] - fy0) / fres).astype(np.float32)
+        floor = cv2.remap(floor_img, fmx, fmy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        albedo[material == 3] = floor[material == 3]
+        albedo[material == 2] = (0.012, 0.010, 0.009)
+        albedo[material == 4] = np.asarray(look.wood, np.float32) * 0.6
+        self.albedo = albedo
+
+        # light: per lamp irradiance of every pixel's surface
+        pts = np.concatenate([hit_xy, hit_z[..., None]], axis=-1).astype(np.float32)
+        factor = np.ones((h, w), np.float32)
+        factor[(material == 1) | (material == 4)] = FACE_LIGHT
+        factor[material == 2] = 0.05
+        factor[material == 3] = 0.5  # lamp shades cut the light beyond the table
+        tint = np.asarray(look.lamp_tint, np.float32)
+        self.lamp_lux = []  # (h, w) illuminance per lamp
+        self.lamp_radiance = []
+        for g in self.lamps:
+            E = (illuminance(g, pts) * factor).astype(np.float32)
+            self.lamp_lux.append(E)
+            self.lamp_radiance.append(albedo * (E[..., None] * tint))
+        amb = np.float32(look.ambient_lux) * np.where(material == 2, 0.05, 1.0).astype(np.float32)
+        self.ambient_radiance = albedo * amb[..., None]
+        self._cache: dict[tuple, np.ndarray] = {}
+
+    def radiance(self, weights: tuple[float, ...]) -> np.ndarray:
+        """Background (albedo x illuminance) with lamp ``i`` weighted by ``weights[i]``."""
+        key = tuple(round(w, 6) for w in weights)
+        img = self._cache.get(key)
+        if img is None:
+            img = self.ambient_radiance.copy()
+            for wgt, rad in zip(weights, self.lamp_radiance, strict=True):
+                if wgt:
+                    img += np.float32(wgt) * rad
+            if len(self._cache) > 8:
+                self._cache.clear()
+            self._cache[key] = img
+        return img
+
+    def cloth_lux(self, weights: tuple[float, ...]) -> np.ndarray:
+        E = np.full(self.material.shape, self.look.ambient_lux, np.float32)
+        for wgt, lux in zip(weights, self.lamp_lux, strict=True):
+            if wgt:
+                E += np.float32(wgt) * lux
+        return E
