@@ -838,3 +838,10 @@ def test_physics_five_pins_pallino_first_and_straight_hit():
     [call] = judge_all_events(events, "five_pins")
     assert not any(e.type == "ball_ball" and "red" in e.ids for e in one)
     assert call.fouls == [] and call.points == {"A": expected, "B": 0}
+
+
+def test_ball_touched_before_the_first_shot():
+    s = opening().disturbed("yellow")  # before any shot_start: the engine's prelude
+    s.shot("white").hit("white", "yellow").end()
+    [call] = judge_all(s, "goriziana")
+    assert codes(call) == ["26.4"] and call.points == {"A": 0, "B": FOUL}  # [002 Art.26.4]

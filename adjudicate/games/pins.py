@@ -610,6 +610,11 @@ class PinsGame:
 
         # ------------------------------------------------ fouls the camera sees
         pending_balls, pending_pins = state.pending_touch
+        prelude_touch = [b for e in shot.prelude if e.type == "ball_disturbed" for b in e.ids]
+        if prelude_touch:  # before the first shot: the opener getting into position
+            pending_balls = tuple(dict.fromkeys((*pending_balls, *prelude_touch)))
+            pending_pins = tuple(dict.fromkeys(
+                (*pending_pins, *(e.ids[0] for e in shot.prelude if e.type == "pin_down"))))
         if pending_balls:
             pins_value = self._pins_points(list(pending_pins)) if pending_pins else 0
             call("26.4", f"{', '.join(pending_balls)} touched before the shot"
