@@ -374,12 +374,12 @@ def read_facts(shot: Shot, striker: str, target: str, ball_radius: float,
         if e.type == "shot_end":
             ended = True
             continue
-        if ended:
+        if ended:  # a touch after the balls stopped: what follows is its doing
             if e.type == "ball_disturbed":
                 facts.touched_after.extend(b for b in e.ids if b not in facts.touched_after)
                 continue
-            if e.type == "pin_down" and facts.touched_after:
-                if e.ids[0] not in seen_pins:
+            if facts.touched_after:
+                if e.type == "pin_down" and e.ids[0] not in seen_pins:
                     seen_pins.add(e.ids[0])
                     facts.pins_after_touch.append(e.ids[0])
                 continue
