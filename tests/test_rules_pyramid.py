@@ -478,3 +478,49 @@ def test_from_hand_rebound_onto_a_ball_in_the_house_is_a_foul():  # §14 л
     s = Stream(layout)
     s.shot("cue").hit("cue", "1").hit("1", "14").end()  # the object ball hits it: fair
     assert calls(s)[-1].fouls == []
+
+
+# ---------------------------------------------------------------- against the simulator
+
+def _simulate(layout: dict, actions: list):
+    physics = pytest.importorskip("simworld.physics")
+    try:
+        return physics.simulate("russian_pyramid", layout, actions)
+    except physics.SimulationError as exc:  # the simulator is another module's work
+        pytest.skip(f"simulator: {exc}")
+
+
+@pytest.mark.parametrize("height", [0.6, -0.5])
+def test_simulated_pot_with_follow_or_draw(height):  # §6, §14 н, Moscow §5
+    layout = {"cue": (3000.0, 550.0), "1": (3300.0, 250.0), "2": (1500.0, 1200.0)}
+    sim = _simulate(layout, [{"type": "stroke", "ball": "cue", "aim": "1", "speed": 2500,
+                              "height": height}])
+    tr = sim.trajectory
+    down = {b for b in ("cue", "1", "2") if tr.state_name(tr.n_frames - 1, b) == "pocketed"}
+    assert "1" in down  # the scene is a straight pot
+    for game in ("russian_pyramid", "moscow_pyramid"):
+        (c,) = [r for r in adjudicate_stream(sim.events, get_game(game), {})
+                if isinstance(r, ShotCall)]
+        if game == "russian_pyramid" and "cue" in down:
+            assert [f.code for f in c.fouls] == ["14.н"] and c.score["A"] == 0
+        else:
+            assert c.fouls == [] and c.score["A"] == len(down)
+        assert c.ball_in_hand is ("cue" in down)
+
+
+@pytest.mark.parametrize("angle", [0, 20, 35, 38, 42, 50, 55])
+def test_simulated_near_ball_against_the_true_cut(angle):  # §11, §14 ж
+    cue0, ball0 = (2000.0, 887.5), (2000.0 + PYRAMID_BALL + 12.0, 887.5)  # gap 12 mm
+    layout = {"cue": cue0, "9": ball0, "2": (1000.0, 1400.0)}
+    sim = _simulate(layout, [{"type": "stroke", "ball": "cue", "angle": angle,
+                              "speed": 1500}])
+    hit = sim.contacts[0]
+    (vx, vy), (nx, ny) = hit.before[0], hit.normal
+    cut = math.degrees(math.acos(abs(vx * nx + vy * ny) / math.hypot(vx, vy)
+                                 / math.hypot(nx, ny)))
+    tr = sim.trajectory
+    end = tr.positions[-1, tr.index("cue")]
+    short = end[0] - ball0[0] <= 0  # not across the line square to the centres
+    (c,) = [r for r in adjudicate_stream(sim.events, get_game("russian_pyramid"), {})
+            if isinstance(r, ShotCall)]
+    assert ("14.ж" in [f.code for f in c.fouls]) is (not short and cut < 45.0)

@@ -480,7 +480,8 @@ class PyramidGame:
 
         Fair when the cue ball does not end beyond the line through the object ball's
         centre square to the line of centres (it stopped, came back or went aside), or
-        when the cut measured from its travel before contact is 45 degrees or more.
+        when the cut is 45 degrees or more: the angle between the cue ball's travel
+        before the contact and the line of centres at the contact (``ball_ball.pos``).
         """
         if first is None or struck not in before or first not in before:
             return None
@@ -493,13 +494,18 @@ class PyramidGame:
         if end is not None and (end[0] - o[0]) * ux + (end[1] - o[1]) * uy <= 0:
             return "fair"
         hit = contacts[0]
-        cpos = hit.pos[hit.ids.index(struck)] if hit.pos else None
-        if cpos is None:
+        if len(hit.pos) != 2:
             return "unknown"
+        cpos = hit.pos[hit.ids.index(struck)]
+        opos = hit.pos[1 - hit.ids.index(struck)]
         tx, ty = cpos[0] - c[0], cpos[1] - c[1]
         travel = math.hypot(tx, ty)
         if travel < MIN_TRAVEL_FOR_ANGLE:
             return "unknown"
+        nx, ny = opos[0] - cpos[0], opos[1] - cpos[1]  # line of centres at the contact
+        norm = math.hypot(nx, ny)
+        if norm > 0:
+            ux, uy = nx / norm, ny / norm
         cos = (tx * ux + ty * uy) / travel
         angle = math.degrees(math.acos(max(-1.0, min(1.0, cos))))
         return "fair" if angle >= NEAR_CUT_DEG else "foul"
