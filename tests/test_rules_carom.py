@@ -851,3 +851,14 @@ def test_physics_ball_touched_while_the_others_roll():
     c = _judge(events, "free_game", opening=False)[0]
     assert "touched_ball" in codes(c) and c.points["A"] == 0  # 000 Falli 2
     assert all(r.ball != "yellow" for r in c.respots)  # the touched ball stays
+
+
+def test_a_touch_the_referee_does_not_charge_is_undone():
+    s = Stream(OPEN)
+    carom(s, "white", white=(1500.0, 300.0)).disturbed("red")
+    s.layout["red"] = (2000.0, 650.0)  # moved by a third person after the shot
+    s.referee("cancel_foul", code="touched_ball")
+    c = calls(s, "free_game")[0]
+    assert c.fouls == [] and c.next_player == "A"  # 000 Falli 3
+    assert [(r.ball, r.spot, r.pos) for r in c.respots] == [("red", "restored",
+                                                              SPOTS["foot"])]

@@ -704,6 +704,8 @@ class CaromGame:
             respots = self._respots(st, next_player, after, offs, reasons)
             if respots:
                 st.zone_count = {}
+        if not respots and "touched_ball" in cancelled:
+            respots = self._restore_touched(shot, before, reasons)
         reasons.extend(over_reasons)
         layout = dict(after)
         for r in respots:
@@ -752,6 +754,32 @@ class CaromGame:
                 call_foul("push_cushion", f"{ball} was touching the {cushion} cushion and "
                           "was shot into it")
                 return
+
+    def _restore_touched(self, shot: Shot, before: dict[str, Point],
+                         reasons: list[str]) -> list[Respot]:
+        """A touch the referee did not charge to the player (a third person) is undone
+        where the events say where the ball was [000 Falli 3]: its ``shot_end``
+        position for a touch after the shot, its start position for a touch during the
+        shot when nothing else touched it."""
+        end = _end_index(shot)
+        after = _layout_after(shot)
+        out: list[Respot] = []
+        for i, e in enumerate(shot.events):
+            if e.type != "ball_disturbed" or any(r.ball == e.ids[0] for r in out):
+                continue
+            ball = e.ids[0]
+            if end is not None and i > end:
+                pos = after.get(ball)
+            else:
+                hit = any(x.type in ("ball_ball", "ball_cushion") and ball in x.ids
+                          for x in shot.events[1:])
+                pos = None if hit else before.get(ball)
+            if pos is not None:
+                out.append(Respot(ball, "restored", pos))
+        if out:
+            reasons.append(f"{', '.join(r.ball for r in out)} put back where it was "
+                           f"({FALLI_THIRD})")
+        return out
 
     def _carom_reason(self, count: CaromCount, carom: bool, reasons: list[str]) -> None:
         need = self.rules.cushions
