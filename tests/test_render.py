@@ -1,0 +1,333 @@
+"""The renderer's truth against independent geometry and physics.
+
+Centres are checked against cv2.projectPoints (not the renderer's own projection),
+boxes against the coloured pixels of noise-free renders, lux against the inverse
+square law written out here, videos by decoding them back with OpenCV.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from equipment import get_discipline
+from simworld.render import Lamp, Look, make_camera, random_camera, render_still, render_video
+from simworld.render import api as render_api
+from simworld.render.camera import table_outline
+from simworld.render.renderer import decode_pixels
+from tracking import STATES, Stroke, TrackedObject, Trajectory
+
+CAROM = get_discipline("three_cushion")
+CLEAN = Look(noise=False, player=False, vignette=0.0, graphics=False)
+
+
+def cv2_project(truth, xyz) -> np.ndarray:
+    px, _ = cv2.projectPoints(np.asarray(xyz, float).reshape(-1, 1, 3), truth.rvec, truth.tvec,
+                              truth.K, truth.dist)
+    return px.reshape(-1, 2)
+
+
+def example_trajectory(n_frames: int = 11, fps: float = 50.0, stroke_t: float = 0.04,
+                       direction=(0.8, 0.6), speed: float = 3200.0) -> Trajectory:
+    """docs/trajectory.md's example: three-cushion opening, the white struck at stroke_t."""
+    objs = tuple(TrackedObject(b.id, "ball", b.diameter) for b in CAROM.balls)
+    opening = dict(CAROM.opening)
+    pos = np.array([[opening[o.id] for o in objs]] * n_frames, float)
+    t = np.arange(n_frames) / fps
+    moved = np.clip(t - stroke_t, 0, None) * speed
+    pos[:, 0, 0] += direction[0] * moved
+    pos[:, 0, 1] += direction[1] * moved
+    states = np.zeros((n_frames, len(objs)), np.int8)
+    states[:, 0] = np.where(t >= stroke_t, STATES.index("moving"), STATES.index("resting"))
+    return Trajectory("three_cushion", "carom", fps, objs, pos, states,
+                      np.ones((n_frames, len(objs)), bool),
+                      strokes=(Stroke(stroke_t, "white", direction, speed),),
+                      meta={"scenario": "example"})
+
+
+# ----------------------------------------------------------------------- camera
+
+
+@pytest.mark.parametrize("table_name", ["carom", "italian_pins", "pyramid", "pool51"])
+def test_random_cameras_see_the_whole_table_and_match_opencv(table_name):
+    disc = next(d for d in map(get_discipline, ["three_cushion", "goriziana",
+                                                 "russian_pyramid", "pool51"])
+                if d.table_name == table_name)
+    rng = np.random.default_rng(7)
+    for _ in range(15):
+        cam = random_camera(disc.table, rng, size=(1280, 720), max_tilt_deg=20)
+        px = cam.project(table_outline(disc.table))
+        assert np.all((px >= 0) & (px <= [1279, 719])), "rails out of view"
+        axis = cam.R[2]  # optical axis in world
+        tilt = math.degrees(math.acos(-axis[2]))
+        assert tilt <= 22.0
+        pts = np.column_stack([rng.uniform(0, disc.table.length, 50),
+                               rng.uniform(0, disc.table.width, 50), rng.uniform(0, 60, 50)])
+        ref, _ = cv2.projectPoints(pts.reshape(-1, 1, 3), cam.rvec, cam.tvec, cam.K, cam.dist)
+        assert np.abs(cam.project(pts) - ref.reshape(-1, 2)).max() < 1e-6
+        # the homography maps the cloth plane to undistorted pixels
+        flat = pts.copy()
+        flat[:, 2] = 0
+        und = cv2.undistortPoints(cam.project(flat).reshape(-1, 1, 2), cam.K, cam.dist, P=cam.K,
+                                  criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS,
+                                            50, 1e-12)).reshape(-1, 2)
+        h = np.column_stack([flat[:, :2], np.ones(len(flat))]) @ cam.homography().T
+        assert np.abs(h[:, :2] / h[:, 2:] - und).max() < 0.05
+
+
+# ----------------------------------------------------------------------- stills
+
+
+def test_still_centres_match_independent_projection_and_boxes_hold_colour():
+    cam = make_camera(CAROM.table, (1280, 720), tilt_deg=17, azimuth_deg=30, roll_deg=3,
+                      hfov_deg=70, k1=-0.18, k2=0.03)
+    layout = {"white": (300.0, 200.0), "yellow": (2500.0, 1250.0), "red": (1420.0, 700.0)}
+    img, truth = render_still(CAROM, layout, camera=cam, look=CLEAN, seed=1)
+    assert img.shape == (720, 1280, 3) and img.dtype == np.uint8
+    for oid, (x, y) in layout.items():
+        r = CAROM.ball(oid).radius
+        ref = cv2_project(truth, [x, y, r])[0]
+        got = np.array(truth.objects[oid].centre)
+        assert np.hypot(*(got - ref)) < 0.5
+        assert truth.objects[oid].visible == pytest.approx(1.0)
+        # box about one projected diameter wide
+        x0, y0, x1, y1 = truth.objects[oid].box
+        edge = cv2_project(truth, [[x - r, y, r], [x + r, y, r], [x, y - r, r], [x, y + r, r]])
+        diam = max(np.ptp(edge[:, 0]), np.ptp(edge[:, 1]))
+        assert 0.8 * diam < max(x1 - x0, y1 - y0) < 1.3 * diam + 2
+        assert x0 <= ref[0] <= x1 and y0 <= ref[1] <= y1
+    b, g, r_ = (img[..., k].astype(int) for k in range(3))
+    colour_pixels = {"red": (r_ > 90) & (r_ > 2 * g + 20) & (r_ > 2 * b + 20),
+                     "yellow": (r_ > 120) & (g > 90) & (b < 0.45 * g)}
+    for oid, mask in colour_pixels.items():
+        ys, xs = np.nonzero(mask)
+        assert len(xs) > 30, f"no {oid} pixels found"
+        x0, y0, x1, y1 = truth.objects[oid].box
+        inside = (xs >= x0) & (xs <= x1) & (ys >= y0) & (ys <= y1)
+        assert inside.all(), f"{oid} pixels outside its box"
+
+
+def test_still_is_reproducible_for_a_seed():
+    layout = dict(CAROM.opening)
+    render_api._STILL_CACHE.clear()
+    a, ta = render_still(CAROM, layout, seed=5)
+    render_api._STILL_CACHE.clear()
+    b, tb = render_still(CAROM, layout, seed=5)
+    c, _ = render_still(CAROM, layout, seed=6)
+    assert np.array_equal(a, b)
+    assert ta.objects["red"].box == tb.objects["red"].box
+    assert not np.array_equal(a, c)  # other noise, other texture
+
+
+def test_pins_standing_and_fallen():
+    disc = get_discipline("goriziana")
+    fallen = {"pin_head": (1300.0, 690.0, 0.7)}
+    img, truth = render_still(disc, dict(disc.opening), look=CLEAN, fallen_pins=fallen,
+                              standing_pins=["pin_centre", "pin_foot"])
+    assert truth.objects["pin_head"].state == "fallen"
+    assert truth.objects["pin_centre"].state == "standing"
+    assert "pin_left" not in truth.objects
+    for pid in ("pin_centre", "pin_foot", "pin_head"):
+        o = truth.objects[pid]
+        assert o.box is not None and o.visible > 0.9
+        assert o.box[0] <= o.centre[0] <= o.box[2] and o.box[1] <= o.centre[1] <= o.box[3]
+
+
+# ----------------------------------------------------------------------- light
+
+
+def _lamp(h: float, intensity: float, u: float, v: float, size: float = 0.0) -> Lamp:
+    return Lamp(u=u, v=v, height=h, intensity=intensity, size=size)
+
+
+def test_lux_map_follows_inverse_square_and_cosine_law():
+    t = CAROM.table
+    nx, ny = 20, 10
+    u, v = 10.5 / nx, 5.5 / ny  # right above the centre of cell (10, 5)
+    h, intensity = 850.0, 1000.0
+    look = replace(CLEAN, lamps=(_lamp(h, intensity, u, v),), ambient_lux=0.0)
+    _, truth = render_still(CAROM, {}, look=look)
+    assert truth.lux.shape == (nx, ny)
+    assert truth.lux[10, 5] == pytest.approx(intensity / (h / 1000) ** 2, rel=1e-6)
+    for i, j in ((0, 0), (3, 7), (15, 2), (19, 9)):
+        dx = truth.lux_x[i] - u * t.length
+        dy = truth.lux_y[j] - v * t.width
+        d = math.sqrt(dx * dx + dy * dy + h * h) / 1000
+        assert truth.lux[i, j] == pytest.approx(intensity * (h / 1000) / d ** 3, rel=1e-6)
+    # an area lamp looks like a point lamp from far away, and is dimmer right below
+    area = replace(look, lamps=(_lamp(h, intensity, u, v, size=400.0),))
+    _, ta = render_still(CAROM, {}, look=area)
+    assert ta.lux[10, 5] < truth.lux[10, 5]
+    assert ta.lux[0, 0] == pytest.approx(truth.lux[0, 0], rel=0.03)
+
+
+def test_fixed_exposure_brightness_measures_lux():
+    """Cloth pixels of a noise-free fixed-exposure render give back the truth's lux."""
+    look = replace(CLEAN, cloth="grey", cloth_texture=0.0, cloth_wear=0.0,
+                   lamps=(_lamp(850, 900, 0.25, 0.5, 300), _lamp(820, 700, 0.75, 0.4, 300)),
+                   ambient_lux=30.0)
+    _, truth = render_still(CAROM, {}, look=look)
+    img, _ = render_still(CAROM, {}, look=look)
+    albedo = np.array(CLOTHS_GREY) * np.array(look.lamp_tint)
+    k = look.sensitivity * look.exposure * look.gain
+    errors = []
+    for i in range(1, 20, 3):
+        for j in (1, 3, 6, 8):
+            x, y = truth.lux_x[i], truth.lux_y[j]
+            u, v = np.round(cv2_project(truth, [x, y, 0.0])[0]).astype(int)
+            patch = img[v - 2:v + 3, u - 2:u + 3, ::-1].reshape(-1, 3)
+            lin = decode_pixels(np.median(patch, axis=0))
+            est = float(lin[1] / (k * albedo[1]))
+            errors.append(est / truth.lux[i, j] - 1)
+    assert np.max(np.abs(errors)) < 0.04
+
+
+CLOTHS_GREY = (0.110, 0.115, 0.120)
+
+
+# ----------------------------------------------------------------------- video
+
+
+def _decode(path) -> tuple[int, tuple[int, int]]:
+    cap = cv2.VideoCapture(str(path))
+    n, size = 0, None
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        n += 1
+        size = (frame.shape[1], frame.shape[0])
+    cap.release()
+    return n, size
+
+
+@pytest.mark.parametrize("size,fps", [((1280, 720), 25.0), ((1920, 1080), 60.0)])
+def test_example_trajectory_renders_to_playable_h264(tmp_path, size, fps):
+    import imageio_ffmpeg
+
+    traj = example_trajectory(n_frames=11, fps=50.0)  # 0.2 s
+    src = tmp_path / "example.trajectory.json"
+    traj.save(src)
+    traj = Trajectory.load(src)
+    cam = make_camera(CAROM.table, size, tilt_deg=8, azimuth_deg=100, k1=-0.1)
+    out = tmp_path / "clip.mp4"
+    truth_file = render_video(traj, out, camera=cam, seed=2, fps=fps)
+    assert truth_file == tmp_path / "clip.truth.json"
+    truth = json.loads(truth_file.read_text())
+    expected = int(math.floor(0.2 * fps + 1e-9)) + 1
+    assert truth["n_frames"] == expected
+    assert _decode(out) == (expected, size)
+    reader = imageio_ffmpeg.read_frames(str(out))
+    meta = next(reader)
+    reader.close()
+    assert meta["codec"].startswith("h264") and meta["pix_fmt"].startswith("yuv420p")
+    assert out.read_bytes()[:64].find(b"ftyp") >= 0
+    assert out.read_bytes().find(b"moov") < out.read_bytes().find(b"mdat")  # faststart
+    # resampled centres: the ball's table position at t = k / fps, projected by OpenCV
+    c = truth["camera"]
+    K, dist = np.array(c["K"]), np.array(c["dist"])
+    rvec, tvec = np.array(c["rvec"]), np.array(c["tvec"])
+    r = CAROM.ball("white").radius
+    for k in range(expected):
+        t = k / fps
+        x = traj.positions[0, 0, 0] + 0.8 * 3200 * max(t - 0.04, 0)
+        y = traj.positions[0, 0, 1] + 0.6 * 3200 * max(t - 0.04, 0)
+        ref, _ = cv2.projectPoints(np.array([[x, y, r]]), rvec, tvec, K, dist)
+        got = truth["objects"]["white"]["centre"][k]
+        assert np.hypot(*(np.array(got) - ref.ravel())) < 0.5
+    assert not list(tmp_path.glob(".*part*"))
+
+
+def test_player_hides_balls_near_the_stroke(tmp_path):
+    """The bridge hand and cue come down on a ball right behind the cue ball."""
+    traj = example_trajectory(n_frames=9, fps=25.0, stroke_t=0.2, direction=(1.0, 0.0))
+    opening = dict(CAROM.opening)
+    white = opening["white"]
+    red_idx = traj.index("red")
+    traj.positions[:, red_idx] = (white[0] - 290.0, white[1])  # under the bridge hand
+    out = tmp_path / "occluded.mp4"
+    truth = json.loads(render_video(traj, out, look=replace(CLEAN, player=True), fps=25.0)
+                       .read_text())
+    vis = truth["objects"]["red"]["visible"]
+    k_stroke = 5  # t = 0.2 s
+    assert vis[k_stroke] < 0.5
+    assert truth["objects"]["yellow"]["visible"][k_stroke] == pytest.approx(1.0)
+    player = dict((f, on) for f, on in truth["occluders"]["player"])
+    assert player.get(0) is True
+
+
+def test_lamp_failure_drops_lux_under_520(tmp_path):
+    look = Look.default().with_failure(0, at=0.1)
+    traj = example_trajectory(n_frames=11, fps=50.0)
+    out = tmp_path / "fail.mp4"
+    truth = json.loads(render_video(traj, out, look=replace(look, player=False), fps=25.0)
+                       .read_text())
+    states = truth["lux"]
+    assert len(states) == 2
+    assert states[0]["frames"] == [0, 2] and states[1]["frames"][0] == 3
+    assert states[0]["min_lux"] >= 520 > states[1]["min_lux"]
+    # the cloth below the failed lamp gets darker on the video too (fixed exposure)
+    lamp = truth["lamps"][0]["position_mm"]
+    c = truth["camera"]
+    px, _ = cv2.projectPoints(np.array([[lamp[0], lamp[1] + 200, 0.0]]), np.array(c["rvec"]),
+                              np.array(c["tvec"]), np.array(c["K"]), np.array(c["dist"]))
+    u, v = np.round(px.ravel()).astype(int)
+    cap = cv2.VideoCapture(str(out))
+    means = []
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        means.append(float(frame[v - 4:v + 5, u - 4:u + 5, 1].mean()))
+    assert np.mean(means[4:]) < 0.8 * np.mean(means[:2])
+
+
+# ----------------------------------------------------------------------- bad input
+
+
+def test_bad_input_fails_before_writing(tmp_path):
+    traj = example_trajectory(n_frames=5)
+    out = tmp_path / "x.mp4"
+    pin = replace(traj, objects=traj.objects[:2] + (TrackedObject("pin_centre", "pin", 7.0),))
+    with pytest.raises(ValueError, match="pin_centre"):
+        render_video(pin, out)
+    with pytest.raises(ValueError, match="frame rate"):
+        render_video(traj, out, fps=100)
+    with pytest.raises(ValueError, match="resolution"):
+        make_camera(CAROM.table, (640, 480))
+    with pytest.raises(OSError, match="does not exist"):
+        render_video(traj, tmp_path / "missing" / "x.mp4")
+    with pytest.raises(ValueError, match=".mp4"):
+        render_video(traj, tmp_path / "x.avi")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_stopped_render_leaves_nothing(tmp_path):
+    traj = example_trajectory(n_frames=11)
+
+    def stop(k, n):
+        if k == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        render_video(traj, tmp_path / "x.mp4", fps=25.0, progress=stop)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_reports_bad_input_in_one_line(tmp_path, capsys):
+    from cueref.cli import main
+
+    src = tmp_path / "t.trajectory.json"
+    example_trajectory(n_frames=5).save(src)
+    assert main(["render", str(src), "-o", str(tmp_path / "c.mp4"),
+                 "--resolution", "640x480"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "resolution" in err[0]
+    assert main(["render", str(tmp_path / "none.json"), "-o", str(tmp_path / "c.mp4")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.trajectory.json"]
