@@ -439,3 +439,64 @@ def test_cli_reports_a_bad_referee_code_in_one_line(tmp_path, capsys):
     assert main(["adjudicate", str(tmp_path / "ev.jsonl"), "--game", "pool51"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "7.1.zz" in err and "known" in err
+
+
+# ---------------------------------------------------------------- against the simulator
+
+def _simulate(layout: dict, actions: list):
+    physics = pytest.importorskip("simworld.physics")
+    try:
+        return physics.simulate("pool51", layout, actions)
+    except physics.SimulationError as exc:  # the simulator is another module's work
+        pytest.skip(f"simulator: {exc}")
+
+
+def _cushion_balls(sim, balls: list[str]) -> set[str]:
+    """Balls whose exact centre came within a radius (+0.5 mm) of a cushion line.
+
+    Read from the simulator's motion log: every bounce starts a new motion segment,
+    so the segment starts hold the exact contact positions.
+    """
+    r = POOL_BALL / 2 + 0.5
+    out = set()
+    for b in balls:
+        for m in sim.motions[b]:
+            if sim.mode(b, m.t0) in ("pocketed", "off", "air"):
+                break
+            x, y = sim.position(b, m.t0)
+            if min(x, y, TABLE.length - x, TABLE.width - y) <= r:
+                out.add(b)
+                break
+    return out
+
+
+@pytest.mark.parametrize("speed,offset", [(700, 0.0), (5000, 15.0)])
+def test_simulated_break_legality_against_the_ball_paths(speed, offset):  # 6.3, 6.4
+    layout = {"cue": (356.0, 495.0), "red_1": (1000.0, 495.0), "yellow_1": (1300.0, 300.0),
+              "red_2": (1300.0, 700.0)}
+    sim = _simulate(layout, [{"type": "stroke", "ball": "cue", "aim": "red_1",
+                              "speed": speed, "offset": offset}])
+    objects = ["red_1", "yellow_1", "red_2"]
+    tr = sim.trajectory
+    potted = [b for b in objects if tr.state_name(tr.n_frames - 1, b) == "pocketed"]
+    legal = len(_cushion_balls(sim, objects)) >= 2 or bool(potted)
+    (c,) = [r for r in adjudicate_stream(sim.events, get_game("pool51"), {})
+            if isinstance(r, ShotCall)]
+    assert ("6.4" in [f.code for f in c.fouls]) is (not legal)
+    assert c.extra.get("rerack", False) is (not legal)
+
+
+def test_simulated_black_on_the_break():  # 6.7
+    black = (1700.0, 200.0)
+    pocket = TABLE.pocket("foot_left").jaws
+    px, py = (pocket[0][0] + pocket[1][0]) / 2, (pocket[0][1] + pocket[1][1]) / 2
+    d = math.dist(black, (px, py))
+    cue = (black[0] + (black[0] - px) / d * 400, black[1] + (black[1] - py) / d * 400)
+    layout = {"cue": cue, "black": black, "red_1": (1000.0, 800.0)}
+    sim = _simulate(layout, [{"type": "stroke", "ball": "cue", "aim": "black",
+                              "speed": 2500, "height": -0.5}])
+    tr = sim.trajectory
+    assert tr.state_name(tr.n_frames - 1, "black") == "pocketed"  # the scene
+    (c,) = [r for r in adjudicate_stream(sim.events, get_game("pool51"), {})
+            if isinstance(r, ShotCall)]
+    assert c.fouls == [] and c.extra["rerack"] and c.next_player == "A"
