@@ -862,3 +862,94 @@ def test_a_touch_the_referee_does_not_charge_is_undone():
     assert c.fouls == [] and c.next_player == "A"  # 000 Falli 3
     assert [(r.ball, r.spot, r.pos) for r in c.respots] == [("red", "restored",
                                                               SPOTS["foot"])]
+
+
+# ----------------------------------------------------------------------- simulator scenarios
+# The simulator's named scenarios, judged through `cueref adjudicate`; each call is
+# checked against what the scenario's events show (skipped when the simulator or the
+# scenario is missing).
+
+CAROM_GAMES = ("free_game", "balkline_47_2", "balkline_47_1", "balkline_71_2",
+               "one_cushion", "three_cushion")
+NEEDED_CUSHIONS = {"one_cushion": 1, "three_cushion": 3}
+
+
+def _scenarios():
+    try:
+        from simworld.scenarios import SCENARIOS, run_scenario
+    except Exception as exc:  # the simulator is optional for these tests
+        pytest.skip(f"simulator scenarios not available: {exc}")
+    return SCENARIOS, run_scenario
+
+
+def _scenario_calls(name: str, tmp_path) -> tuple[str, list, list[dict]]:
+    scenarios, run_scenario = _scenarios()
+    if name not in scenarios:
+        pytest.skip(f"scenario {name!r} missing from simworld.scenarios")
+    game = getattr(scenarios[name], "discipline", None)
+    if game not in CAROM_GAMES:
+        pytest.skip(f"scenario {name!r} is not a carom game ({game})")
+    events = list(run_scenario(name).events)
+    ev, out = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.calls.jsonl"
+    write_events(ev, events)
+    assert main(["adjudicate", str(ev), "--game", game, "-o", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    return game, events, [r for r in rows if r["type"] == "call"]
+
+
+def _shot_situation(events: list, number: int) -> dict:
+    """What shot ``number``'s own events show, read independently of the rules code."""
+    mine = [e for e in events if e.shot == number]
+    start = next(e for e in mine if e.type == "shot_start")
+    ball = start.ids[0]
+    ends = [i for i, e in enumerate(mine) if e.type == "shot_end"]
+    moving = mine[:ends[-1]] if ends else mine
+    met, before_second, cushions = [], None, 0
+    for e in moving:
+        if e.type == "ball_cushion" and e.ids[0] == ball:
+            cushions += 1
+        elif e.type == "ball_ball" and ball in e.ids:
+            other = e.ids[1] if e.ids[0] == ball else e.ids[0]
+            if other not in met:
+                met.append(other)
+                if len(met) == 2:
+                    before_second = cushions
+    return {"ball": ball, "met": met, "before_second": before_second,
+            "off": any(e.type == "off_table" for e in mine),
+            "touched": any(e.type == "ball_disturbed" for e in moving)}
+
+
+def _check_calls_against_events(game: str, events: list, rows: list[dict]) -> None:
+    numbers = sorted({e.shot for e in events if e.type == "shot_start"})
+    assert [r["shot"] for r in rows] == numbers  # one call per shot
+    for r in rows:
+        s = _shot_situation(events, r["shot"])
+        carom = len(s["met"]) == 2 and s["before_second"] >= NEEDED_CUSHIONS.get(game, 0)
+        fouls = {f["code"] for f in r["fouls"]}
+        if not carom:
+            assert r["points"][r["player"]] == 0, r  # 000 Carambola 1, Tre/Una sponda 1
+        if s["off"]:
+            assert "ball_off_table" in fouls and r["points"][r["player"]] == 0
+        if s["touched"]:
+            assert "touched_ball" in fouls and r["points"][r["player"]] == 0
+        if carom and not fouls:
+            assert r["points"][r["player"]] == 1 and r["next_player"] == r["player"]
+
+
+def test_simulated_three_cushion_point(tmp_path):
+    game, events, rows = _scenario_calls("three_cushion_point", tmp_path)
+    _check_calls_against_events(game, events, rows)
+    s = _shot_situation(events, rows[0]["shot"])
+    assert len(s["met"]) == 2 and s["before_second"] >= 3, "the scenario is a point"
+    assert rows[0]["points"][rows[0]["player"]] == 1 and rows[0]["fouls"] == []
+
+
+def test_every_simulated_carom_scenario_is_judged_as_its_events_show(tmp_path):
+    scenarios, _ = _scenarios()
+    names = [n for n, sc in scenarios.items()
+             if getattr(sc, "discipline", None) in CAROM_GAMES]
+    if not names:
+        pytest.skip("no carom scenario in simworld.scenarios")
+    for name in names:
+        game, events, rows = _scenario_calls(name, tmp_path)
+        _check_calls_against_events(game, events, rows)
