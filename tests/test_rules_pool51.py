@@ -500,3 +500,34 @@ def test_simulated_black_on_the_break():  # 6.7
     (c,) = [r for r in adjudicate_stream(sim.events, get_game("pool51"), {})
             if isinstance(r, ShotCall)]
     assert c.fouls == [] and c.extra["rerack"] and c.next_player == "A"
+
+
+def test_ball_in_hand_outside_the_d_is_reported():  # 5.4
+    s = legal_break_red(Stream(rack()))
+    s.shot("cue").hit("cue", "red_2").pocket("cue", "side_left").end()  # B: cue in the D
+    s.layout["cue"] = (D_CENTRE[0] + 100.0, D_CENTRE[1])  # placed beyond the baulk line
+    s.shot("cue").hit("cue", "yellow_1").end()
+    c = calls(s)[-1]
+    assert any("not placed in the D" in r for r in c.reasons)
+    s2 = legal_break_red(Stream(rack()))
+    s2.shot("cue").hit("cue", "red_2").pocket("cue", "side_left").end()
+    s2.layout["cue"] = D_CENTRE
+    s2.shot("cue").hit("cue", "yellow_1").end()
+    assert not any("not placed in the D" in r for r in calls(s2)[-1].reasons)
+
+
+def test_loss_entered_by_the_referee():  # 8.1.c
+    s = legal_break_red(Stream(rack()))
+    miss(s, "red_2")
+    s.referee("foul", code="8.1.c")
+    c = calls(s)[-1]
+    assert c.fouls[0].source == "referee" and c.match["winner"] == "B"
+
+
+def test_ball_back_on_the_table_by_itself_stays_but_is_a_foul():  # 7.1.i
+    s = legal_break_red(Stream(rack()))
+    s.shot("cue").hit("cue", "red_2").off_table("red_2")
+    s.layout["red_2"] = (1200.0, 500.0)  # came back from the rail
+    s.end()
+    c = calls(s)[-1]
+    assert [f.code for f in c.fouls] == ["7.1.i"] and c.respots == []
