@@ -524,3 +524,56 @@ def test_simulated_near_ball_against_the_true_cut(angle):  # §11, §14 ж
     (c,) = [r for r in adjudicate_stream(sim.events, get_game("russian_pyramid"), {})
             if isinstance(r, ShotCall)]
     assert ("14.ж" in [f.code for f in c.fouls]) is (not short and cut < 45.0)
+
+
+# ---------------------------------------------------------------- the lag §4
+
+def _lag(a_end: tuple[float, float], b_end: tuple[float, float], a_back: bool = True,
+         b_back: bool = True) -> Stream:
+    """A lags ``cue`` on the left half, B lags ``1`` on the right half, together."""
+    s = Stream({"cue": (500.0, 600.0), "1": (500.0, 1200.0)})
+    s.shot("cue").shot("1")
+    if a_back:
+        s.cushion("cue", "foot")
+    if b_back:
+        s.cushion("1", "foot")
+    return s.end(cue=a_end, **{"1": b_end})
+
+
+def test_lag_nearer_the_front_cushion_wins_and_opens():
+    s = _lag((300.0, 600.0), (500.0, 1200.0))
+    s.layout = spread()
+    fair_pot(s, "1")
+    c1, c2, c3 = calls(s, lag=True)
+    assert c1.extra["lag"]["status"] == "waiting"
+    assert c2.extra["lag"]["winner"] == "A" and c2.next_player == "A" and c2.ball_in_hand
+    assert c3.player == "A" and c3.fouls == [] and c3.score["A"] == 1
+
+
+@pytest.mark.parametrize("a_end,a_back,why", [
+    ((300.0, 600.0), False, "back cushion"),
+    ((300.0, 1000.0), True, "half"),
+])
+def test_lag_rule_broken_loses_even_when_nearer(a_end, a_back, why):
+    s = _lag(a_end, (500.0, 1200.0), a_back=a_back)
+    c = calls(s, lag=True)[-1]
+    assert c.extra["lag"]["winner"] == "B" and why in c.extra["lag"]["errors"]["A"]
+
+
+def test_lag_repeated_when_both_err_or_tie():
+    c = calls(_lag((300.0, 600.0), (500.0, 1200.0), False, False), lag=True)[-1]
+    assert c.extra["lag"]["status"] == "repeat"
+    c = calls(_lag((400.0, 600.0), (400.0, 1200.0)), lag=True)[-1]
+    assert c.extra["lag"]["status"] == "repeat"
+
+
+def test_lag_winner_may_give_the_opening_away_and_the_decider_is_lagged_again():
+    s = _lag((300.0, 600.0), (500.0, 1200.0))  # A wins the lag
+    s.layout = spread()
+    s.referee("shooter", shot=3, player="B")  # A gives the opening stroke to B
+    fair_pot(s, "1")
+    fair_pot(s, "2")  # frame 2 is opened by the other player: A
+    cs = calls(s, lag=True, frames=2, win_balls=1)
+    assert cs[2].player == "B" and cs[2].match["frame_over"]
+    assert cs[3].player == "A" and cs[3].match["frames"] == {"A": 1, "B": 1}
+    assert cs[3].next_player == "A" and "new lag" in " ".join(cs[3].reasons)

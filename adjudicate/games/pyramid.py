@@ -97,6 +97,11 @@ class PyramidState:
     last_layout: dict[str, tuple[float, float]] = field(default_factory=dict)
     innings: dict[str, int] = field(default_factory=dict)
     last_shooter: str | None = None
+    lag: bool = False  # setting: frame 1 (and a deciding frame) begin with a lag (§4)
+    phase: str = "play"  # "lag" or "play"
+    # the first lag ball: (ball, player, start position, its events)
+    lag_half: tuple[str, str, tuple[float, float], list] | None = None
+    frame_shots: int = 0  # strokes played in this frame
     over: bool = False
     winner: str | None = None
 
@@ -138,11 +143,14 @@ class PyramidGame:
         for key, v in (("frames", frames), ("win_balls", win)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise AdjudicationError(f"match setting {key!r} must be a positive integer")
+        lag = settings.get("lag", False)
+        if not isinstance(lag, bool):
+            raise AdjudicationError("match setting 'lag' must be true or false")
         zero = {p: 0 for p in players}
         return PyramidState(players, first, frames, win, frames_won=dict(zero),
                             breaker=first, turn=first, counts=dict(zero),
                             pocketed={p: [] for p in players}, debt=dict(zero),
-                            innings=dict(zero))
+                            innings=dict(zero), lag=lag, phase="lag" if lag else "play")
 
     # ------------------------------------------------------------------ geometry
     def in_house(self, p: tuple[float, float], temporary: bool = False) -> bool:
@@ -178,18 +186,24 @@ class PyramidGame:
         st = copy.deepcopy(state)
         reasons: list[str] = []
         player = st.turn
+        overridden = False
         for e in shot.referee_actions("shooter"):
             who = e.extra.get("player")
             if who not in st.players:
                 raise AdjudicationError(f"t={e.t}: referee 'shooter' names {who!r}; known: "
                                         f"{', '.join(st.players)}")
-            player = who
+            player, overridden = who, True
             reasons.append(f"{who} shoots (referee entry)")
         opponent = _other(st.players, player)
         struck = shot.struck_ball or "cue"
         if st.over:
             return st, self._call(st, shot, player, struck, {}, [], player, [],
                                   ["the match is over; shot not judged"], {})
+        if st.phase == "lag":
+            return self._judge_lag(st, shot, player, struck, reasons)
+        if st.frame_shots == 0 and overridden:
+            st.breaker = player  # the lag winner gave the opening stroke away (§4)
+        st.frame_shots += 1
         if player != st.last_shooter:
             st.innings[player] += 1
         st.last_shooter = player
@@ -563,6 +577,98 @@ class PyramidGame:
                                            "lag (referee 'shooter' entry) (001 §15)"],
                               {"variant": self.variant, "rerack": True, "from_hand": "house"})
 
+    # ------------------------------------------------------------------ the lag §4
+    def _judge_lag(self, st: PyramidState, shot: Shot, player: str, struck: str,
+                   reasons: list[str]) -> tuple[PyramidState, ShotCall]:
+        """One half of the lag, or the decision once both balls were played [001 §4].
+
+        The two balls are struck at about the same time: the first ``shot_start`` is
+        the first player's (``players[0]`` unless a ``shooter`` entry says otherwise),
+        the second the other's; their events are judged together.
+        """
+        extra: dict[str, Any] = {"variant": self.variant}
+        st.prev_ended = True
+        for e in shot.referee_actions("lag"):
+            winner = e.extra.get("winner")
+            if winner not in st.players:
+                raise AdjudicationError(f"t={e.t}: referee 'lag' needs 'winner', one of "
+                                        f"{', '.join(st.players)}")
+            reasons.append(f"lag won by {winner} (referee entry, 001 §4)")
+            return self._lag_won(st, shot, player, struck, winner, reasons, extra)
+        start = shot.layout_before().get(struck, (0.0, self.table.width / 2))
+        if st.lag_half is None or st.lag_half[0] == struck:
+            who = player if shot.referee_actions("shooter") else st.players[0]
+            st.lag_half = (struck, who, start, list(shot.events))
+            extra["lag"] = {"status": "waiting"}
+            reasons.append(f"lag: {who} played ball {struck}; waiting for the other ball "
+                           "(001 §4)")
+            return st, self._call(st, shot, who, struck, {}, [], _other(st.players, who), [],
+                                  reasons, extra)
+        ball1, p1, start1, events1 = st.lag_half
+        p2 = _other(st.players, p1)
+        st.lag_half = None
+        events = events1 + list(shot.events)
+        after = shot.layout_after()
+        halves = {ball1: (p1, start1), struck: (p2, start)}
+        errors: dict[str, str] = {}
+        mid = self.table.width / 2
+        for b, (p, s0) in halves.items():
+            mine = [e for e in events if b in e.ids]
+            side = math.copysign(1.0, s0[1] - mid)
+            seen = [q for e in mine for i, q in zip(e.ids, e.pos, strict=False) if i == b]
+            if b in after:
+                seen.append(after[b])
+            if any(e.type == "pocket" for e in mine if e.ids[0] == b):
+                errors[p] = "fell into a pocket"
+            elif any(e.type == "off_table" for e in mine if e.ids[0] == b):
+                errors[p] = "jumped off the table"
+            elif not any(e.type == "ball_cushion" and e.ids[0] == b and e.cushion == "foot"
+                         for e in mine):
+                errors[p] = "did not reach the back cushion"
+            elif any((q[1] - mid) * side < 0 for q in seen):
+                errors[p] = "crossed into the opponent's half"
+        lag: dict[str, Any] = {"errors": errors}
+        if len(errors) == 2:
+            lag["status"] = "repeat"
+            reasons.append("lag: both players broke its rules; repeated (001 §4)")
+        elif len(errors) == 1:
+            loser = next(iter(errors))
+            winner = _other(st.players, loser)
+            reasons.append(f"lag: {loser}'s ball {errors[loser]}: lag lost (001 §4)")
+            extra["lag"] = {**lag, "status": "won", "winner": winner}
+            return self._lag_won(st, shot, p2, struck, winner, reasons, extra)
+        elif not all(b in after for b in halves):
+            lag["status"] = "repeat"
+            reasons.append("lag: the final positions are not seen; referee 'lag' entry "
+                           "(001 §4)")
+        else:
+            dist = {halves[b][0]: after[b][0] for b in halves}  # from the front cushion
+            if abs(dist[p1] - dist[p2]) <= 0.5:
+                lag["status"] = "repeat"
+                reasons.append("lag: both balls at the same distance; repeated (001 §4)")
+            else:
+                winner = min(dist, key=lambda p: dist[p])
+                reasons.append(f"lag won by {winner}: {dist[winner]:.0f} mm from the front "
+                               f"cushion against {dist[_other(st.players, winner)]:.0f} mm "
+                               "(001 §4)")
+                extra["lag"] = {**lag, "status": "won", "winner": winner,
+                                "distance_mm": {p: round(d, 1) for p, d in dist.items()}}
+                return self._lag_won(st, shot, p2, struck, winner, reasons, extra)
+        extra["lag"] = lag
+        return st, self._call(st, shot, p2, struck, {}, [], st.players[0], [], reasons,
+                              extra)
+
+    def _lag_won(self, st: PyramidState, shot: Shot, player: str, struck: str, winner: str,
+                 reasons: list[str], extra: dict[str, Any]) -> tuple[PyramidState, ShotCall]:
+        st.phase, st.lag_half = "play", None
+        st.breaker = st.turn = winner
+        st.from_hand, st.frame_shots, st.last_shooter = True, 0, None
+        extra.setdefault("lag", {"status": "won", "winner": winner})
+        extra["from_hand"] = "house"
+        reasons.append(f"{winner} opens, or gives the opening stroke away (referee "
+                       "'shooter' entry on it) (001 §4)")
+        return st, self._call(st, shot, player, struck, {}, [], winner, [], reasons, extra)
+
     def _maybe_end_frame(self, st: PyramidState, player: str, reasons: list[str]
                          ) -> dict[str, Any]:
         info: dict[str, Any] = {"frame": st.frame, "frames_to_win": st.frames_to_win}
@@ -583,7 +689,15 @@ class PyramidGame:
                 st.pocketed = {p: [] for p in st.players}
                 st.debt = {p: 0 for p in st.players}
                 st.from_hand, st.hanging, st.last_shooter = True, {}, None
-                reasons.append(f"frame {st.frame}: {st.breaker} opens from hand (001 §4, §5)")
+                st.frame_shots = 0
+                need = st.frames_to_win - 1
+                if st.lag and all(v == need for v in st.frames_won.values()):
+                    st.phase = "lag"  # §4: the lag is played again before the decider
+                    st.turn = st.players[0]
+                    reasons.append(f"frame {st.frame} decides the match: a new lag (001 §4)")
+                else:
+                    reasons.append(f"frame {st.frame}: {st.breaker} opens from hand "
+                                   "(001 §4, §5)")
         info["frames"] = dict(st.frames_won)
         info["over"] = st.over
         info["winner"] = st.winner
