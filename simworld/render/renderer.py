@@ -24,7 +24,7 @@ from .scene import StaticScene, illuminance, lux_grid
 from .sprites import (
     BallPainter,
     Patch,
-    cast_shadow,
+    shadow_masks,
     draw_ball,
     draw_pin,
     pin_centre,
@@ -92,6 +92,7 @@ class ClipRenderer:
                                                np.random.default_rng([seed, 3]))
         self.exposure = look.exposure
         self._ae_started = False
+        self._sprite_cache: dict = {}
         cloth_idx = np.flatnonzero(self.scene.cloth_mask.ravel()[::7]) * 7
         self._ae_pixels = cloth_idx
 
@@ -134,6 +135,36 @@ class ClipRenderer:
         got = [pose.at(float(s)) for s in ts]
         return np.array([g[0] for g in got]), [g[1] for g in got], n // 2
 
+    def _draw(self, pose: ObjectPose, t: float, weights: tuple[float, ...]):
+        """An object's patch and shadows; still objects are cached between frames."""
+        scene = self.scene
+        if pose.kind == "pin":
+            key = (pose.id, "pin", round(pose.xy[0], 3), round(pose.xy[1], 3), pose.standing,
+                   round(pose.fall_angle, 4), weights)
+        else:
+            c, m = pose.at(t)
+            key = None if pose.state == "moving" else (
+                pose.id, tuple(np.round(c, 3)), m.tobytes(), weights)
+        if key is not None and key in self._sprite_cache:
+            return self._sprite_cache[key]
+        if pose.kind == "pin":
+            spheres = pin_spheres(pose.xy, pose.standing, pose.fall_angle)
+            shadows = []
+            for c, r in spheres[:: 2 if pose.standing else 1]:
+                shadows += shadow_masks(scene, c, r, weights)
+            patch = draw_pin(scene, spheres, self.pins[pose.id].colour, weights)
+        else:
+            spec = self.balls[pose.id]
+            cs, ms, sharp = self._samples(pose, t)
+            shadows = shadow_masks(scene, cs[sharp], spec.radius, weights)
+            patch = draw_ball(scene, self.painters[pose.id], spec.radius, cs, ms, sharp,
+                              weights)
+        if key is not None:
+            if len(self._sprite_cache) > 256:
+                self._sprite_cache.clear()
+            self._sprite_cache[key] = (patch, shadows)
+        return patch, shadows
+
     def render(self, frame: int, t: float, poses: list[ObjectPose],
                strokes: list[ActiveStroke] = ()) -> tuple[np.ndarray, FrameTruth]:
         """One frame: BGR uint8 image and its truth."""
@@ -151,17 +182,10 @@ class ClipRenderer:
                 centres[pose.id] = pose.at(t)[0]
             if not pose.drawn:
                 continue
-            if pose.kind == "pin":
-                spheres = pin_spheres(pose.xy, pose.standing, pose.fall_angle)
-                for c, r in spheres[:: 2 if pose.standing else 1]:
-                    cast_shadow(scene, img, c, r, weights)
-                patch = draw_pin(scene, spheres, self.pins[pose.id].colour, weights)
-            else:
-                spec = self.balls[pose.id]
-                cs, ms, sharp = self._samples(pose, t)
-                cast_shadow(scene, img, cs[sharp], spec.radius, weights)
-                patch = draw_ball(scene, self.painters[pose.id], spec.radius, cs, ms, sharp,
-                                  weights)
+            patch, shadows = self._draw(pose, t, weights)
+            for i, rows, cols, occ in shadows:
+                img[rows, cols] -= (np.float32(weights[i]) * occ)[..., None] * \
+                    scene.lamp_radiance[i][rows, cols]
             if patch is not None:
                 patches[pose.id] = patch
                 depth[pose.id] = float(cam.to_camera(centres[pose.id][None])[0, 2])

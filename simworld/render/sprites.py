@@ -127,17 +127,23 @@ def _shade(scene: StaticScene, p: np.ndarray, n: np.ndarray, rays: np.ndarray,
     diffuse = np.float32(look.ambient_lux) * (0.55 + 0.45 * n[..., 2])
     spec = np.zeros(n.shape[:-1], np.float32)
     lux_cloth = 0.0
+    nx, ny, nz = n[..., 0], n[..., 1], n[..., 2]
+    vx, vy, vz = rays[..., 0], rays[..., 1], rays[..., 2]
     for g, wgt in zip(scene.lamps, weights, strict=True):
         if not wgt:
             continue
-        lvec = g.centre.astype(np.float32) - p
-        d = np.linalg.norm(lvec, axis=-1)
-        lhat = lvec / d[..., None]
-        e_normal = np.float32(wgt * g.intensities.sum()) / (d * d * 1e-6)
-        diffuse += e_normal * np.clip(np.sum(n * lhat, axis=-1), 0, None)
-        half = lhat - rays
-        half /= np.linalg.norm(half, axis=-1, keepdims=True)
-        spec += e_normal * np.clip(np.sum(n * half, axis=-1), 0, None) ** SPECULAR_POWER
+        lx = np.float32(g.centre[0]) - p[..., 0]
+        ly = np.float32(g.centre[1]) - p[..., 1]
+        lz = np.float32(g.centre[2]) - p[..., 2]
+        d2 = lx * lx + ly * ly + lz * lz
+        inv = 1 / np.sqrt(d2)
+        lx, ly, lz = lx * inv, ly * inv, lz * inv
+        e_normal = np.float32(wgt * g.intensities.sum() * 1e6) / d2
+        diffuse += e_normal * np.maximum(nx * lx + ny * ly + nz * lz, 0)
+        hx, hy, hz = lx - vx, ly - vy, lz - vz
+        hn = 1 / np.sqrt(hx * hx + hy * hy + hz * hz)
+        cos_h = np.maximum((nx * hx + ny * hy + nz * hz) * hn, 0)
+        spec += e_normal * cos_h ** SPECULAR_POWER
         lux_cloth += wgt * g.intensities.sum() / (g.centre[2] * 1e-3) ** 2
     bounce = np.float32(0.5 * lux_cloth * float(look.cloth_rgb().mean())) * \
         np.clip(-n[..., 2], 0, None)
@@ -213,13 +219,18 @@ def draw_pin(scene: StaticScene, spheres: list[tuple[np.ndarray, float]], colour
     return Patch(x0, y0, col * alpha[..., None], alpha, alpha)
 
 
-def cast_shadow(scene: StaticScene, image: np.ndarray, centre: np.ndarray, radius: float,
-                weights: tuple[float, ...]) -> None:
-    """Darken the cloth where ``centre``'s sphere hides part of each lamp (soft edges)."""
+def shadow_masks(scene: StaticScene, centre: np.ndarray, radius: float,
+                 weights: tuple[float, ...]) -> list[tuple[int, slice, slice, np.ndarray]]:
+    """Where ``centre``'s sphere hides part of each lamp from the cloth (soft edges).
+
+    Returns ``(lamp index, rows, cols, occlusion 0..1)`` windows; the caller removes
+    that share of the lamp's light from the background.
+    """
     cam = scene.camera
     w, h = cam.size
-    for g, lamp, wgt, rad in zip(scene.lamps, scene.look.lamps, weights,
-                                 scene.lamp_radiance, strict=True):
+    out = []
+    for i, (g, lamp, wgt) in enumerate(zip(scene.lamps, scene.look.lamps, weights,
+                                           strict=True)):
         if not wgt or g.centre[2] <= centre[2] + radius:
             continue
         lc = g.centre
@@ -238,18 +249,19 @@ def cast_shadow(scene: StaticScene, image: np.ndarray, centre: np.ndarray, radiu
         if not np.any(cloth):
             continue
         xy = scene.cloth_xy[y0:y1, x0:x1]
-        px_ = xy[..., 0] - np.float32(centre[0])
-        py_ = xy[..., 1] - np.float32(centre[1])
-        pz_ = np.float32(-centre[2])
-        u = np.stack([lc[0] - xy[..., 0], lc[1] - xy[..., 1],
-                      np.full(xy.shape[:2], lc[2], np.float32)], axis=-1)
-        ulen = np.linalg.norm(u, axis=-1)
-        u /= ulen[..., None]
-        # vector from the sphere centre to the cloth point, and its part across the ray
-        along = -(px_ * u[..., 0] + py_ * u[..., 1] + pz_ * u[..., 2])
-        d2 = px_ * px_ + py_ * py_ + pz_ * pz_ - along * along
+        # cloth point P, lamp L, sphere centre C: distance from C to the segment P-L
+        ux = np.float32(lc[0]) - xy[..., 0]
+        uy = np.float32(lc[1]) - xy[..., 1]
+        uz = np.float32(lc[2])
+        ulen = np.sqrt(ux * ux + uy * uy + uz * uz)
+        cx = np.float32(centre[0]) - xy[..., 0]
+        cy = np.float32(centre[1]) - xy[..., 1]
+        cz = np.float32(centre[2])
+        along = (cx * ux + cy * uy + cz * uz) / ulen
+        d2 = cx * cx + cy * cy + cz * cz - along * along
         dist = np.sqrt(np.maximum(d2, 0))
-        pen = np.maximum(lamp.size * np.maximum(along, 0) / ulen, 0.7)
-        occ = np.clip((radius - dist) / pen + 0.5, 0, 1) * (along > 0) * cloth
+        pen = np.maximum(np.float32(lamp.size) * np.maximum(along, 0) / ulen, 0.7)
+        occ = np.clip((radius - dist) / pen + 0.5, 0, 1) * ((along > 0) & cloth)
         if np.any(occ):
-            image[y0:y1, x0:x1] -= (np.float32(wgt) * occ)[..., None] * rad[y0:y1, x0:x1]
+            out.append((i, slice(y0, y1), slice(x0, x1), occ.astype(np.float32)))
+    return out
