@@ -531,3 +531,24 @@ def test_ball_back_on_the_table_by_itself_stays_but_is_a_foul():  # 7.1.i
     s.end()
     c = calls(s)[-1]
     assert [f.code for f in c.fouls] == ["7.1.i"] and c.respots == []
+
+
+def test_touch_after_the_shot_is_the_shooters_but_not_the_cue_ball_in_hand():  # 5.5, 7.1.g
+    s = legal_break_red(Stream(rack()))
+    pot(s, "red_2")
+    s.disturbed("yellow_6")  # A still in control after his shot
+    c = calls(s)[-1]
+    assert [f.code for f in c.fouls] == ["7.1.g"] and c.next_player == "B"
+    s = legal_break_red(Stream(rack()))
+    s.shot("cue").hit("cue", "yellow_1").end()
+    s.disturbed("cue")  # B picks up the cue ball he has in hand
+    c = calls(s)[-1]
+    assert [f.code for f in c.fouls] == ["7.1.b"]
+
+
+def test_cue_ball_placed_in_the_d_before_the_break_is_not_a_touch():  # 6.3
+    s = Stream(rack())
+    s.disturbed("cue")
+    s.shot("cue").hit("cue", "red_1").cushion("red_6", "foot").cushion("yellow_7", "right")
+    s.end(cue=(800.0, 500.0))
+    assert calls(s)[-1].fouls == []

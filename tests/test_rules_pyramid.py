@@ -577,3 +577,14 @@ def test_lag_winner_may_give_the_opening_away_and_the_decider_is_lagged_again():
     assert cs[2].player == "B" and cs[2].match["frame_over"]
     assert cs[3].player == "A" and cs[3].match["frames"] == {"A": 1, "B": 1}
     assert cs[3].next_player == "A" and "new lag" in " ".join(cs[3].reasons)
+
+
+def test_placing_the_cue_ball_in_the_house_is_not_a_touch():  # §5, §14 д
+    s = Stream(spread())
+    s.disturbed("cue")
+    fair_pot(s, "1")
+    assert calls(s)[-1].fouls == []
+    s = Stream(spread())
+    s.disturbed("7")
+    fair_pot(s, "1")
+    assert [f.code for f in calls(s)[-1].fouls] == ["14.д"]

@@ -234,15 +234,23 @@ class Pool51Game:
             call_foul("7.1.a", "cue ball potted")
         if off_all:
             call_foul("7.1.i", f"{', '.join(off_all)} left the table")
+        end_t = shot.end.t if shot.end is not None else math.inf
+        post_touch: list[str] = []  # after the shot ended: judged once the outcome is known
         for e in [*shot.prelude, *shot.events]:
-            if e.type != "ball_disturbed":
+            if e.type != "ball_disturbed" or not e.ids:
                 continue
-            call_foul("7.1.g", f"ball {e.ids[0]} touched")
+            if e in shot.prelude and e.ids[0] == "cue":
+                continue  # the breaker placing the cue ball in the D (6.3)
+            if e.t > end_t:
+                post_touch.append(e.ids[0])
+            else:
+                call_foul("7.1.g", f"ball {e.ids[0]} touched")
 
         # ---------------------------------------------------------------- break
         if st.breaking:
             return self._judge_break(st, shot, player, opponent, struck, pots, pot_time,
-                                     off, fouls, reasons, call_foul, after, n_before_fouls)
+                                     off, fouls, reasons, call_foul, after, n_before_fouls,
+                                     post_touch)
 
         own = st.groups.get(player)
         free = st.free_shot
@@ -293,6 +301,8 @@ class Pool51Game:
                                "(003 Art. 4)")
             return self._end_frame(st, shot, player, struck, winner, fouls, reasons,
                                    extra, pots)
+
+        self._touches_after_the_end(post_touch, fouls, call_foul)
 
         # ---------------------------------------------------------------- pots & groups
         down_now = [b for b in pots if b in OBJECT_BALLS]
@@ -360,8 +370,8 @@ class Pool51Game:
     def _judge_break(self, st: Pool51State, shot: Shot, player: str, opponent: str,
                      struck: str, pots: list[str], pot_time: dict[str, float],
                      off: list[str], fouls: list[Foul], reasons: list[str], call_foul,
-                     after: dict[str, tuple[float, float]], n_before_fouls: int
-                     ) -> tuple[Pool51State, ShotCall]:
+                     after: dict[str, tuple[float, float]], n_before_fouls: int,
+                     post_touch: list[str]) -> tuple[Pool51State, ShotCall]:
         extra: dict[str, Any] = {"break": True}
         self._referee_fouls(st, shot, fouls, reasons, call_foul)
         if "black" in pots:
@@ -387,6 +397,7 @@ class Pool51Game:
             extra["rerack"] = True
             return st, self._call(st, shot, player, struck, {}, fouls, opponent, [], reasons,
                                   extra)
+        self._touches_after_the_end(post_touch, fouls, call_foul)
         reasons.append(f"legal break: {len(cushion_balls)} ball(s) to a cushion, "
                        f"{len(colours_potted)} colour(s) potted (003 Art. 6.3)")
         st.breaking = False
@@ -444,6 +455,15 @@ class Pool51Game:
             if any(f.code == code for f in fouls):
                 fouls[:] = [f for f in fouls if f.code != code]
                 reasons.append(f"foul {code} cancelled by the referee")
+
+    def _touches_after_the_end(self, balls: list[str], fouls: list[Foul], call_foul) -> None:
+        """Art. 5.5: the player stays in control until his opponent comes to the table,
+        so a ball touched after the shot is his foul (7.1.g), except the cue ball picked
+        up by the opponent who has it in hand after a foul (5.2, 5.4)."""
+        for b in balls:
+            if b == "cue" and fouls:
+                continue
+            call_foul("7.1.g", f"ball {b} touched after the shot ended (003 Art. 5.5)")
 
     def _apply_group_entries(self, st: Pool51State, shot: Shot, reasons: list[str]) -> None:
         for e in shot.referee_actions("group"):

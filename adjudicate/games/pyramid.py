@@ -284,6 +284,8 @@ class PyramidGame:
         for e in shot.prelude + shot.of_type("ball_disturbed"):
             if e.type != "ball_disturbed":
                 continue
+            if e in shot.prelude and from_hand and e.ids[0] == struck:
+                continue  # the cue ball placed in the house by hand (§5)
             if end_t is not None and e.t > end_t:
                 reasons.append(f"ball {e.ids[0]} moved between strokes: the referee decides "
                                "who touched it (001 §14 д)")
