@@ -552,3 +552,12 @@ def test_cue_ball_placed_in_the_d_before_the_break_is_not_a_touch():  # 6.3
     s.shot("cue").hit("cue", "red_1").cushion("red_6", "foot").cushion("yellow_7", "right")
     s.end(cue=(800.0, 500.0))
     assert calls(s)[-1].fouls == []
+
+
+def test_supplementary_break_legal_without_colour_the_breaker_chooses_and_plays():  # 6.4
+    s = Stream(rack())
+    s.shot("cue").hit("cue", "red_1").end()  # A fails
+    s.shot("cue").hit("cue", "red_1").cushion("red_6", "foot").cushion("yellow_7", "right")
+    s.end(cue=(800.0, 500.0))  # B's supplementary break is legal, nothing potted
+    c = calls(s)[-1]
+    assert c.player == "B" and c.next_player == "B" and c.extra["declare_group"] == "B"

@@ -94,6 +94,7 @@ class Pool51State:
     breaker: str = ""
     turn: str = ""
     breaking: bool = True  # the next shot is a break (Art. 6.3)
+    rebreak: bool = False  # that break is the supplementary shot after a failed one (6.4)
     groups: dict[str, str] = field(default_factory=dict)  # player -> red | yellow
     down: list[str] = field(default_factory=list)  # object balls potted this frame
     free_shot: bool = False
@@ -394,6 +395,7 @@ class Pool51Game:
                       "colour potted")
             reasons.append(f"re-rack: {opponent} breaks, not a free shot (003 Art. 6.4)")
             self._rerack(st, opponent)
+            st.rebreak = True
             extra["rerack"] = True
             return st, self._call(st, shot, player, struck, {}, fouls, opponent, [], reasons,
                                   extra)
@@ -429,11 +431,18 @@ class Pool51Game:
             else:
                 reasons.append(f"{player} potted {g}: that is his group (003 Art. 6.3)")
             next_player = player
+        elif st.rebreak:
+            st.declare_by = player
+            reasons.append(f"supplementary break legal, no colour potted: {player} chooses "
+                           "his group (referee entry 'group') and starts his visit "
+                           "(003 Art. 6.4)")
+            next_player = player
         else:
             st.declare_by = opponent
             reasons.append(f"no colour potted: {opponent} declares a group to the referee "
                            "(003 Art. 6.6)")
             next_player = opponent
+        st.rebreak = False
         self._apply_group_entries(st, shot, reasons)
         st.turn = next_player
         st.quiet_shots, st.quiet_since, st.quiet_layout = 0, None, {}
@@ -514,7 +523,7 @@ class Pool51Game:
         return None
 
     def _rerack(self, st: Pool51State, breaker: str) -> None:
-        st.breaking, st.turn, st.breaker = True, breaker, breaker
+        st.breaking, st.turn, st.breaker, st.rebreak = True, breaker, breaker, False
         st.groups, st.down, st.declare_by = {}, [], None
         st.free_shot, st.cue_ball_in = False, "d"
         st.quiet_shots, st.quiet_since, st.quiet_layout = 0, None, {}
