@@ -561,3 +561,15 @@ def test_supplementary_break_legal_without_colour_the_breaker_chooses_and_plays(
     s.end(cue=(800.0, 500.0))  # B's supplementary break is legal, nothing potted
     c = calls(s)[-1]
     assert c.player == "B" and c.next_player == "B" and c.extra["declare_group"] == "B"
+
+
+def test_a_stream_that_starts_mid_frame():  # settings breaking=false, groups
+    layout = {b: p for b, p in spread().items() if b not in REDS}  # reds all down
+    s = Stream(layout)
+    s.shot("cue").hit("cue", "black").pocket("black", "foot_left").end()
+    c = calls(s, breaking=False, groups={"A": "red"})[-1]
+    assert c.fouls == [] and c.match["winner"] == "A"
+    c = calls(s, breaking=False, groups={"A": "yellow"})[-1]  # yellows still on
+    assert {f.code for f in c.fouls} == {"7.1.e", "8.1.a"} and c.match["winner"] == "B"
+    with pytest.raises(AdjudicationError, match="groups"):
+        get_game("pool51").new_state({"groups": {"A": "blue"}})

@@ -588,3 +588,14 @@ def test_placing_the_cue_ball_in_the_house_is_not_a_touch():  # §5, §14 д
     s.disturbed("7")
     fair_pot(s, "1")
     assert [f.code for f in calls(s)[-1].fouls] == ["14.д"]
+
+
+def test_a_stream_that_starts_mid_frame():  # settings score, from_hand
+    s = Stream(spread())
+    s.shot("cue").hit("cue", "1").hit("cue", "14").end()  # 14 would be in no house
+    fair_pot(s, "2")
+    c1, c2 = calls(s, score={"A": 3, "B": 7}, from_hand=False)
+    assert c1.fouls == [] and c2.match["frame_winner"] == "B"
+    from adjudicate import AdjudicationError
+    with pytest.raises(AdjudicationError, match="score"):
+        get_game("russian_pyramid").new_state({"score": {"A": 8}})

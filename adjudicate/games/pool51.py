@@ -95,6 +95,7 @@ class Pool51State:
     turn: str = ""
     breaking: bool = True  # the next shot is a break (Art. 6.3)
     rebreak: bool = False  # that break is the supplementary shot after a failed one (6.4)
+    mid_frame: bool = False  # the stream starts after the break: balls missing are down
     groups: dict[str, str] = field(default_factory=dict)  # player -> red | yellow
     down: list[str] = field(default_factory=list)  # object balls potted this frame
     free_shot: bool = False
@@ -143,9 +144,23 @@ class Pool51Game:
         tol = settings.get("stalemate_mm", STALEMATE_MM)
         if isinstance(tol, bool) or not isinstance(tol, int | float) or tol <= 0:
             raise AdjudicationError("match setting 'stalemate_mm' must be a positive number")
+        breaking = settings.get("breaking", True)
+        if not isinstance(breaking, bool):
+            raise AdjudicationError("match setting 'breaking' must be true or false")
+        groups = settings.get("groups", {})
+        if (not isinstance(groups, dict) or any(p not in players for p in groups)
+                or any(g not in GROUPS for g in groups.values())
+                or len(set(groups.values())) != len(groups)):
+            raise AdjudicationError("match setting 'groups' must map the players to "
+                                    f"different groups ({', '.join(GROUPS)})")
         zero = {p: 0 for p in players}
-        return Pool51State(players, first, frames, float(tol), frames_won=dict(zero),
-                           breaker=first, turn=first, innings=dict(zero))
+        st = Pool51State(players, first, frames, float(tol), frames_won=dict(zero),
+                         breaker=first, turn=first, innings=dict(zero), breaking=breaking,
+                         mid_frame=not breaking)
+        if groups:
+            p, g = next(iter(groups.items()))
+            self._set_groups(st, p, g)
+        return st
 
     # ------------------------------------------------------------------ geometry
     def in_d(self, p: tuple[float, float]) -> bool:
@@ -197,6 +212,13 @@ class Pool51Game:
             self._apply_group_entries(st, shot, reasons)
 
         before, after = shot.layout_before(), shot.layout_after()
+        if st.mid_frame:
+            st.mid_frame = False
+            if before:
+                st.down = [b for b in OBJECT_BALLS if b not in before]
+                if st.down:
+                    reasons.append(f"stream starts mid-frame: {', '.join(st.down)} already "
+                                   "potted")
         pocket_events = [e for e in shot.of_type("pocket") if e.ids]
         pots = list(dict.fromkeys(e.ids[0] for e in pocket_events))
         pot_time = {}

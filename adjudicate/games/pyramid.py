@@ -144,13 +144,23 @@ class PyramidGame:
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise AdjudicationError(f"match setting {key!r} must be a positive integer")
         lag = settings.get("lag", False)
-        if not isinstance(lag, bool):
-            raise AdjudicationError("match setting 'lag' must be true or false")
+        from_hand = settings.get("from_hand", True)
+        for key, v in (("lag", lag), ("from_hand", from_hand)):
+            if not isinstance(v, bool):
+                raise AdjudicationError(f"match setting {key!r} must be true or false")
         zero = {p: 0 for p in players}
+        score = settings.get("score", zero)
+        if (not isinstance(score, dict) or set(score) - set(players)
+                or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < win
+                       for v in score.values())):
+            raise AdjudicationError("match setting 'score' must give each player a count of "
+                                    f"balls from 0 to {win - 1}")
+        counts = {p: int(score.get(p, 0)) for p in players}
         return PyramidState(players, first, frames, win, frames_won=dict(zero),
-                            breaker=first, turn=first, counts=dict(zero),
+                            breaker=first, turn=first, counts=counts,
                             pocketed={p: [] for p in players}, debt=dict(zero),
-                            innings=dict(zero), lag=lag, phase="lag" if lag else "play")
+                            innings=dict(zero), lag=lag, phase="lag" if lag else "play",
+                            from_hand=from_hand)
 
     # ------------------------------------------------------------------ geometry
     def in_house(self, p: tuple[float, float], temporary: bool = False) -> bool:
