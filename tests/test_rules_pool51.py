@@ -573,3 +573,40 @@ def test_a_stream_that_starts_mid_frame():  # settings breaking=false, groups
     assert {f.code for f in c.fouls} == {"7.1.e", "8.1.a"} and c.match["winner"] == "B"
     with pytest.raises(AdjudicationError, match="groups"):
         get_game("pool51").new_state({"groups": {"A": "blue"}})
+
+
+# ---------------------------------------------------------------- simulator scenarios
+
+def _scenario_calls(name: str, tmp_path, settings: dict | None = None):
+    """Run the simulator's scenario ``name`` and `cueref adjudicate` on its events."""
+    import json
+
+    try:
+        from simworld.scenarios import SCENARIOS, run_scenario
+    except ImportError:
+        pytest.skip("simworld.scenarios is not available")
+    if name not in SCENARIOS:
+        pytest.skip(f"scenario {name} is not defined")
+    from cueref.cli import main
+    from tracking.events import write_events
+
+    sim = run_scenario(name)
+    write_events(tmp_path / "events.jsonl", sim.events)
+    args = ["adjudicate", str(tmp_path / "events.jsonl"), "--game", "pool51",
+            "-o", str(tmp_path / "calls.jsonl")]
+    if settings:
+        (tmp_path / "match.json").write_text(json.dumps(settings))
+        args += ["--match", str(tmp_path / "match.json")]
+    assert main(args) == 0
+    records = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    return sim, [r for r in records if r["type"] == "call"]
+
+
+def test_simulator_black_on_the_break(tmp_path):  # 6.7
+    sim, recs = _scenario_calls("pool51_break_black", tmp_path)
+    first_stroke = [e for e in sim.events if e.type in ("shot_start", "pocket")]
+    n = next(k for k, e in enumerate(first_stroke[1:], 1) if e.type == "shot_start") \
+        if sum(e.type == "shot_start" for e in first_stroke) > 1 else len(first_stroke)
+    assert any(e.type == "pocket" and e.ids[0] == "black" for e in first_stroke[:n])
+    c = recs[0]
+    assert c["fouls"] == [] and c["rerack"] and c["next_player"] == c["player"]

@@ -599,3 +599,60 @@ def test_a_stream_that_starts_mid_frame():  # settings score, from_hand
     from adjudicate import AdjudicationError
     with pytest.raises(AdjudicationError, match="score"):
         get_game("russian_pyramid").new_state({"score": {"A": 8}})
+
+
+# ---------------------------------------------------------------- simulator scenarios
+
+def _scenario_calls(name: str, game: str, tmp_path, settings: dict | None = None):
+    """Run the simulator's scenario ``name`` and `cueref adjudicate` on its events."""
+    import json
+
+    try:
+        from simworld.scenarios import SCENARIOS, run_scenario
+    except ImportError:
+        pytest.skip("simworld.scenarios is not available")
+    if name not in SCENARIOS:
+        pytest.skip(f"scenario {name} is not defined")
+    from cueref.cli import main
+    from tracking.events import write_events
+
+    sim = run_scenario(name)
+    write_events(tmp_path / "events.jsonl", sim.events)
+    args = ["adjudicate", str(tmp_path / "events.jsonl"), "--game", game,
+            "-o", str(tmp_path / "calls.jsonl")]
+    if settings:
+        (tmp_path / "match.json").write_text(json.dumps(settings))
+        args += ["--match", str(tmp_path / "match.json")]
+    assert main(args) == 0
+    records = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    return sim, [r for r in records if r["type"] == "call"]
+
+
+def _falls(events) -> list[tuple[str, float]]:
+    """(ball, seconds after its stroke ended) for every ball that hung and then fell."""
+    out, end_t, hung = [], None, set()
+    for e in events:
+        if e.type == "shot_start":
+            end_t, hung = None, set()
+        elif e.type == "shot_end":
+            end_t = e.t
+        elif e.type == "ball_rest" and e.hanging:
+            hung.add(e.ids[0])
+        elif e.type == "pocket" and e.ids[0] in hung and end_t is not None:
+            out.append((e.ids[0], e.t - end_t))
+    return out
+
+
+@pytest.mark.parametrize("name", ["pyramid_hanging_late", "pyramid_hanging_early"])
+def test_simulator_hanging_ball_scenarios(name, tmp_path):  # §13
+    sim, recs = _scenario_calls(name, "russian_pyramid", tmp_path)
+    falls = _falls(sim.events)
+    assert falls, "the scenario should leave a ball hanging that then falls"
+    ball, delay = falls[-1]
+    put_back = [r for r in recs if any(p["ball"] == ball and p["spot"] == "hanging"
+                                       for p in r["respots"])]
+    counted = [r for r in recs if ball in r.get("pocketed", [])]
+    if delay >= 5.0:
+        assert put_back and not counted
+    else:
+        assert counted and not put_back
