@@ -24,11 +24,11 @@ from .scene import StaticScene, illuminance, lux_grid
 from .sprites import (
     BallPainter,
     Patch,
-    shadow_masks,
     draw_ball,
     draw_pin,
     pin_centre,
     pin_spheres,
+    shadow_masks,
 )
 from .truth import FrameTruth, ObjectTruth
 

@@ -160,21 +160,25 @@ def draw_ball(scene: StaticScene, painter: BallPainter, radius: float,
         return None
     x0, y0, x1, y1 = box
     rays = scene.rays[y0:y1, x0:x1]
-    acc = np.zeros(rays.shape, np.float32)
-    acc_a = np.zeros(rays.shape[:2], np.float32)
-    sharp = None
-    for k, (c, M) in enumerate(zip(centres, orientations, strict=True)):
-        alpha, _, p, n = _sphere_hits(scene, rays, c, radius)
-        if k == sharp_index:
-            sharp = alpha
-        if not np.any(alpha):
-            continue
-        albedo = painter.albedo(n @ M.astype(np.float32))
-        col = _shade(scene, p, n, rays, albedo, weights, scene.look.ball_shine)
-        acc += col * alpha[..., None]
-        acc_a += alpha
-    n_s = len(centres)
-    return Patch(x0, y0, acc / n_s, acc_a / n_s, sharp if sharp is not None else acc_a / n_s)
+    # shade the ball once at the frame instant; the other instants of the exposure are
+    # that image moved to where the ball's centre projects then (sub-pixel shifts)
+    alpha, _, p, n = _sphere_hits(scene, rays, centres[sharp_index], radius)
+    albedo = painter.albedo(n @ orientations[sharp_index].astype(np.float32))
+    col = _shade(scene, p, n, rays, albedo, weights, scene.look.ball_shine) * alpha[..., None]
+    if len(centres) == 1:
+        return Patch(x0, y0, col, alpha, alpha)
+    px = scene.camera.project(centres)
+    shift = px - px[sharp_index]
+    layers = np.dstack([col, alpha])
+    acc = np.zeros_like(layers)
+    hgt, wid = alpha.shape
+    for dx, dy in shift:
+        m = np.float32([[1, 0, dx], [0, 1, dy]])
+        acc += cv2.warpAffine(layers, m, (wid, hgt), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    acc /= len(centres)
+    return Patch(x0, y0, np.ascontiguousarray(acc[..., :3]), np.ascontiguousarray(acc[..., 3]),
+                 alpha)
 
 
 def pin_spheres(position: tuple[float, float], standing: bool, fall_angle: float
