@@ -69,7 +69,7 @@ def check(frame: np.ndarray, calib: Calibration) -> CheckResult:
     exp_px = cam.table_to_image(t.diamonds, t.rail_top_height)
     # top-hat only around the rails: the frame's centre is not needed
     th = tophat(gray, 45 * ppm)
-    min_peak = max(14.0, float(np.percentile(th, 99.0)) * 0.5)
+    min_peak = 10.0
     shifts = []
     for p, xy in zip(exp_px, t.diamonds, strict=True):
         hit = find_blob_near(th, p, SEARCH_MM * ppm, min_peak, 40 * ppm + 4)

@@ -36,7 +36,7 @@ class ClothModel:
         g = f[..., 1] / s - self.mean[1]
         ic = self.inv_cov
         d2 = ic[0, 0] * r * r + 2 * ic[0, 1] * r * g + ic[1, 1] * g * g
-        li = (np.log(s) - self.log_intensity) / max(self.log_intensity_sd * 4.0, 0.35)
+        li = (np.log(s) - self.log_intensity) / max(self.log_intensity_sd * 5.0, 0.6)
         return np.sqrt(d2 + np.maximum(np.abs(li) - 1.0, 0.0) ** 2 * 9.0)
 
     def to_dict(self) -> dict:
@@ -74,10 +74,18 @@ def _largest_component(mask: np.ndarray) -> tuple[np.ndarray, int]:
     return (lab == k).astype(np.uint8) * 255, int(stats[k, cv2.CC_STAT_AREA])
 
 
-def _fill_holes(mask: np.ndarray) -> np.ndarray:
-    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    out = np.zeros_like(mask)
-    cv2.drawContours(out, cnts, -1, 255, -1)
+def _fill_holes(mask: np.ndarray, max_frac: float = 1.0) -> np.ndarray:
+    """Fill holes smaller than ``max_frac`` of the region (balls, worn patches, lines);
+    a large hole (the table inside the floor around it) stays a hole."""
+    cnts, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
+    out = mask.copy()
+    if hier is None:
+        return out
+    hier = hier[0]
+    for i, c in enumerate(cnts):
+        parent = hier[i][3]
+        if parent >= 0 and cv2.contourArea(c) < max_frac * cv2.contourArea(cnts[parent]):
+            cv2.drawContours(out, cnts, i, 255, -1)
     return out
 
 
@@ -134,18 +142,23 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
         comp, area = _largest_component(m)
         if area < 0.06 * sh * sw:
             continue
-        comp = cv2.morphologyEx(comp, cv2.MORPH_CLOSE, kernel)
+        # worn patches, balls and markings are holes inside the cloth: fill them
+        comp = _fill_holes(cv2.morphologyEx(comp, cv2.MORPH_CLOSE, kernel), 0.2)
+        area = cv2.countNonZero(comp)
         cnts, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         hull = cv2.convexHull(max(cnts, key=cv2.contourArea))
         solidity = area / max(cv2.contourArea(hull), 1.0)
         score = area * solidity ** 4
         if solidity > 0.75 and score > best_score:
-            best, best_score = comp, score
+            best, best_score, best_c = comp, score, c
     if best is None:
         raise CalibrationError("no table found: no large, uniformly coloured four-sided "
                                "region (the cloth) in the frame")
+    if cv2.countNonZero(best) > 0.85 * sh * sw:
+        raise CalibrationError("no table found: one colour fills the frame (no rails "
+                               "around a cloth; a blank frame or a close-up?)")
     # the cloth's colour statistics, from the chosen region (eroded away from edges)
-    core = cv2.erode(best, kernel, iterations=2) > 0
+    core = (cv2.erode(best, kernel, iterations=2) > 0) & (labels == best_c)
     px = small[core].astype(np.float32) + 1.0
     s = px.sum(axis=1)
     rg = np.column_stack([px[:, 2] / s, px[:, 1] / s])
@@ -240,10 +253,15 @@ def _refine_edges(image: np.ndarray, model: ClothModel, pts: np.ndarray,
 
 
 # ---------------------------------------------------------------------- blobs
-def tophat(gray: np.ndarray, size_px: float) -> np.ndarray:
-    """Bright details smaller than ``size_px`` (diamonds, spots) over their surroundings."""
+def tophat(gray: np.ndarray, size_px: float, min_width_px: float = 0.0) -> np.ndarray:
+    """Bright details smaller than ``size_px`` (diamonds, spots) over their surroundings;
+    ``min_width_px`` first removes thinner ones (chalk lines running through a spot)."""
     k = int(max(5, round(size_px))) | 1
     se = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    if min_width_px >= 2.0:
+        m = int(round(min_width_px)) | 1
+        gray = cv2.morphologyEx(gray, cv2.MORPH_OPEN,
+                                cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (m, m)))
     return cv2.morphologyEx(gray, cv2.MORPH_TOPHAT, se).astype(np.float32)
 
 
@@ -262,7 +280,10 @@ def find_blob_near(th: np.ndarray, p: np.ndarray, radius: float, min_peak: float
     wv = np.where(inside, win, 0)
     j = int(np.argmax(wv))
     peak = float(wv.flat[j])
-    if peak < min_peak:
+    vals = win[inside]
+    med = float(np.median(vals))
+    mad = float(np.median(np.abs(vals - med))) * 1.4826
+    if peak < min_peak or peak < med + 5.0 * mad:  # must stand out of its own window
         return None
     m = (win >= 0.5 * peak).astype(np.uint8)
     n, lab = cv2.connectedComponents(m, connectivity=8)

@@ -107,23 +107,50 @@ class Observations:
     edges: dict[str, np.ndarray] = field(default_factory=dict)  # table side -> (N, 2) px
 
 
-def _backproject(px: np.ndarray, f: float, k1: float, k2: float, R: np.ndarray,
-                 t: np.ndarray, cx: float, cy: float, z) -> np.ndarray:
-    """Cast pixels' rays onto the world plane at ``z``: table (x, y) mm."""
-    xd, yd = (px[:, 0] - cx) / f, (px[:, 1] - cy) / f
+def _rodrigues(r: np.ndarray) -> np.ndarray:
+    """Rotation matrices (M, 3, 3) of rotation vectors (M, 3)."""
+    th = np.linalg.norm(r, axis=1)
+    safe = np.where(th > 1e-12, th, 1.0)
+    k = r / safe[:, None]
+    K = np.zeros((len(r), 3, 3))
+    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -k[:, 2], k[:, 1], -k[:, 0]
+    K[:, 1, 0], K[:, 2, 0], K[:, 2, 1] = k[:, 2], -k[:, 1], k[:, 0]
+    s, c = np.sin(th)[:, None, None], np.cos(th)[:, None, None]
+    return np.eye(3)[None] + s * K + (1 - c) * (K @ K)
+
+
+def _backproject(px: np.ndarray, P: np.ndarray, cx: float, cy: float, z) -> np.ndarray:
+    """Cast pixels' rays onto world planes at ``z`` (N,) for M parameter vectors
+    (M, >=11): table (x, y) mm, shape (M, N, 2)."""
+    f = P[:, 0:1]
+    k1, k2, p1, p2 = (P[:, i:i + 1] for i in range(1, 5))
+    R = _rodrigues(P[:, 5:8])
+    t = P[:, 8:11]
+    xd, yd = (px[None, :, 0] - cx) / f, (px[None, :, 1] - cy) / f
     x, y = xd, yd
     for _ in range(8):
         r2 = x * x + y * y
         rad = 1 + r2 * (k1 + r2 * k2)
-        x, y = xd / rad, yd / rad
-    rays = np.column_stack([x, y, np.ones_like(x)]) @ R
-    c = -R.T @ t
-    s = (np.asarray(z) - c[2]) / rays[:, 2]
-    return c[:2] + rays[:, :2] * s[:, None]
+        dx = 2 * p1 * x * y + p2 * (r2 + 2 * x * x)
+        dy = p1 * (r2 + 2 * y * y) + 2 * p2 * x * y
+        x, y = (xd - dx) / rad, (yd - dy) / rad
+    # world ray direction R^T d, camera centre -R^T t
+    dw = (x[..., None] * R[:, None, 0, :] + y[..., None] * R[:, None, 1, :]
+          + R[:, None, 2, :])
+    c = -np.einsum("mji,mj->mi", R, t)
+    s = (np.asarray(z)[None, :] - c[:, 2:3]) / dw[..., 2]
+    return c[:, None, :2] + dw[..., :2] * s[..., None]
+
+
+# parameter vector: [f, k1, k2, p1, p2, rvec (3), tvec (3), edge offsets (4)]
+N_CAMERA = 11
+N_PARAMS = 15
+_TYPICAL = np.array([1000.0, 0.1, 0.1, 0.01, 0.01, 1.0, 1.0, 1.0, 1000.0, 1000.0, 1000.0,
+                     100.0, 100.0, 100.0, 100.0])
 
 
 class _Problem:
-    """Residuals in table mm for a parameter vector [f, k1, k2, rvec, tvec, c x4]."""
+    """Residuals in table mm for a parameter vector [f, k1, k2, p1, p2, rvec, tvec, c x4]."""
 
     def __init__(self, table: Table, size: tuple[int, int], obs: Observations,
                  f_prior: float, zsign: float, edge_weight: float = 0.35):
@@ -139,50 +166,59 @@ class _Problem:
         self.s_names = sorted(obs.spots)
         self.s_px = np.array([obs.spots[n] for n in self.s_names]).reshape(-1, 2)
         self.s_xy = np.array([table.spots[n] for n in self.s_names]).reshape(-1, 2)
-        self.e_px, self.e_side = [], []
+        e_px, e_side = [], []
         for j, side in enumerate(SIDES):
             e = obs.edges.get(side)
             if e is not None and len(e):
-                self.e_px.append(e)
-                self.e_side.append(np.full(len(e), j))
-        self.e_px = np.concatenate(self.e_px) if self.e_px else np.zeros((0, 2))
-        self.e_side = np.concatenate(self.e_side) if self.e_side else np.zeros(0, int)
+                e_px.append(e)
+                e_side.append(np.full(len(e), j))
+        self.e_px = np.concatenate(e_px) if e_px else np.zeros((0, 2))
+        self.e_side = np.concatenate(e_side) if e_side else np.zeros(0, int)
+        self.px = np.concatenate([self.d_px, self.s_px, self.e_px])
+        self.z = np.concatenate([np.full(len(self.d_px), zsign * table.rail_top_height),
+                                 np.zeros(len(self.s_px)),
+                                 np.full(len(self.e_px), zsign * table.cushion_height)])
+        self.nd, self.ns = len(self.d_px), len(self.s_px)
+        L, W = table.length, table.width
+        s = self.e_side
+        self.e_axis = np.where((s == 0) | (s == 2), 1, 0)  # which coordinate is checked
+        self.e_base = np.select([s == 0, s == 1, s == 2, s == 3], [0.0, L, W, 0.0])
+        self.e_sign = np.select([s == 0, s == 1, s == 2, s == 3], [-1.0, 1.0, 1.0, -1.0])
 
-    def parts(self, p: np.ndarray):
-        f, k1, k2 = p[0], p[1], p[2]
-        R, _ = cv2.Rodrigues(p[3:6])
-        t = p[6:9]
-        c = p[9:13]
-        tb = self.table
-        bp = _backproject
-        rd = (bp(self.d_px, f, k1, k2, R, t, self.cx, self.cy,
-                  self.zsign * tb.rail_top_height)
-              - self.d_xy) if len(self.d_px) else np.zeros((0, 2))
-        rs = (bp(self.s_px, f, k1, k2, R, t, self.cx, self.cy, 0.0)
-              - self.s_xy) if len(self.s_px) else np.zeros((0, 2))
-        re = np.zeros(0)
-        if len(self.e_px):
-            q = bp(self.e_px, f, k1, k2, R, t, self.cx, self.cy, self.zsign * tb.cushion_height)
-            s = self.e_side
-            L, W = tb.length, tb.width
-            re = np.select([s == 0, s == 1, s == 2, s == 3],
-                           [q[:, 1] + c[0], q[:, 0] - (L + c[1]), q[:, 1] - (W + c[2]),
-                            q[:, 0] + c[3]])
+    def parts_batch(self, P: np.ndarray):
+        q = _backproject(self.px, P, self.cx, self.cy, self.z)
+        nd, ns = self.nd, self.ns
+        rd = q[:, :nd] - self.d_xy[None]
+        rs = q[:, nd:nd + ns] - self.s_xy[None]
+        qe = q[:, nd + ns:]
+        coord = np.where(self.e_axis[None] == 1, qe[..., 1], qe[..., 0])
+        off = P[:, N_CAMERA:N_PARAMS][:, self.e_side]
+        re = coord - (self.e_base[None] + self.e_sign[None] * off)
         return rd, rs, re
 
+    def parts(self, p: np.ndarray):
+        rd, rs, re = self.parts_batch(np.asarray(p, float)[None])
+        return rd[0], rs[0], re[0]
+
+    def batch(self, P: np.ndarray) -> np.ndarray:
+        rd, rs, re = self.parts_batch(P)
+        prior = np.column_stack([np.log(np.maximum(P[:, 0], 1.0) / self.f_prior),
+                                 P[:, 2] / 0.3, P[:, 3] / 0.01, P[:, 4] / 0.01])
+        m = len(P)
+        return np.concatenate([rd.reshape(m, -1), rs.reshape(m, -1),
+                               re * self.edge_weight, prior], axis=1)
+
     def __call__(self, p: np.ndarray) -> np.ndarray:
-        rd, rs, re = self.parts(p)
-        prior = np.array([math.log(max(p[0], 1.0) / self.f_prior) / 1.0, p[2] / 0.3])
-        return np.concatenate([rd.ravel(), rs.ravel(), re * self.edge_weight, prior])
+        return self.batch(np.asarray(p, float)[None])[0]
 
 
 def _params(cam: CameraModel, c: np.ndarray) -> np.ndarray:
-    return np.concatenate([[cam.K[0, 0], cam.dist[0], cam.dist[1]], cam.rvec, cam.tvec, c])
+    return np.concatenate([[cam.K[0, 0]], cam.dist[:4], cam.rvec, cam.tvec, c])
 
 
 def _camera(p: np.ndarray, size, z_up: bool = False) -> CameraModel:
-    return CameraModel(camera_matrix(p[0], size), np.array([p[1], p[2], 0, 0, 0]),
-                       p[3:6], p[6:9], size, z_up)
+    return CameraModel(camera_matrix(p[0], size), np.array([*p[1:5], 0.0]),
+                       p[5:8], p[8:11], size, z_up)
 
 
 def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
@@ -193,12 +229,13 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
     Without edge observations the four edge offsets are left out of the fit.
     """
     p_full = _params(cam0, c0)
-    n_act = 13 if any(len(e) for e in obs.edges.values()) else 9
-    lo = np.full(13, -np.inf)
-    hi = np.full(13, np.inf)
+    n_act = N_PARAMS if any(len(e) for e in obs.edges.values()) else N_CAMERA
+    lo = np.full(N_PARAMS, -np.inf)
+    hi = np.full(N_PARAMS, np.inf)
     lo[0], hi[0] = 0.2 * size[0], 20.0 * size[0]
     lo[1:3], hi[1:3] = -1.5, 1.5
-    lo[9:], hi[9:] = -table.rail_width, 2 * table.rail_width
+    lo[3:5], hi[3:5] = -0.05, 0.05
+    lo[N_CAMERA:], hi[N_CAMERA:] = -table.rail_width, 2 * table.rail_width
     lo, hi = lo[:n_act], hi[:n_act]
     for _ in range(2):
         prob = _Problem(table, size, obs, f_prior, cam0.zsign)
@@ -208,8 +245,16 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
             p[:n_act] = q
             return prob(p)
 
+        def jac(q, prob=prob):
+            steps = 1.5e-8 * np.maximum(np.abs(q), _TYPICAL[:n_act])
+            P = np.repeat(p_full[None], n_act + 1, axis=0)
+            P[:, :n_act] = q
+            P[1:, :n_act] += np.diag(steps)
+            r = prob.batch(P)
+            return ((r[1:] - r[0]) / steps[:, None]).T
+
         q0 = np.clip(p_full[:n_act], lo + 1e-9, hi - 1e-9)
-        res = least_squares(fun, q0, loss="soft_l1", f_scale=0.7, bounds=(lo, hi),
+        res = least_squares(fun, q0, jac=jac, loss="soft_l1", f_scale=0.7, bounds=(lo, hi),
                             x_scale="jac", max_nfev=max_nfev)
         p_full[:n_act] = res.x
         res.x = p_full.copy()
@@ -237,18 +282,17 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
                 start += len(e)
                 new_edges[side] = e[k]
             obs.edges = new_edges
-    return _camera(res.x, size, cam0.z_up), res.x[9:13], (res, prob, obs)
+    return _camera(res.x, size, cam0.z_up), res.x[N_CAMERA:], (res, prob, obs)
 
 
 def predicted_error(table: Table, size, res, prob: _Problem) -> float:
     """3-sigma cloth-plane error (mm) from the fit's covariance, worst grid point."""
     J = res.jac
     m, n = J.shape
-    n_full = len(res.x)
     dof = max(m - n, 1)
     s2 = float(np.sum(res.fun ** 2) / dof)
-    try:
-        cov = np.linalg.inv(J.T @ J) * s2
+    try:  # an edge offset without edge points is unconstrained: pinv ignores it
+        cov = np.linalg.pinv(J.T @ J, rcond=1e-12) * s2
     except np.linalg.LinAlgError:
         return float("inf")
     cam = _camera(res.x, size, prob.zsign > 0)
@@ -257,17 +301,12 @@ def predicted_error(table: Table, size, res, prob: _Problem) -> float:
     px = cam.table_to_image(xy)
     R0 = res.x
 
-    def mapping(p):
-        R, _ = cv2.Rodrigues(p[3:6])
-        return _backproject(px, p[0], p[1], p[2], R, p[6:9], prob.cx, prob.cy, 0.0).ravel()
-
-    base = mapping(R0)
-    G = np.zeros((len(base), n))
-    del n_full
-    for i in range(9):
-        dp = np.zeros(len(R0))
-        dp[i] = 1e-6 * max(abs(R0[i]), 1e-3)
-        G[:, i] = (mapping(R0 + dp) - base) / dp[i]
+    steps = 1e-6 * np.maximum(np.abs(R0[:N_CAMERA]), 1e-3)
+    P = np.repeat(R0[None, :N_CAMERA], N_CAMERA + 1, axis=0)
+    P[1:] += np.diag(steps)
+    q = _backproject(px, P, prob.cx, prob.cy, np.zeros(len(px))).reshape(N_CAMERA + 1, -1)
+    G = np.zeros((q.shape[1], n))
+    G[:, :N_CAMERA] = ((q[1:] - q[0]) / steps[:, None]).T
     var = np.einsum("ij,jk,ik->i", G, cov, G).reshape(-1, 2).sum(axis=1)
     return float(3.0 * np.sqrt(np.max(var)))
 
@@ -335,7 +374,7 @@ def _try_profile(image_gray: np.ndarray, th_cache: dict, region: ClothRegion,
     if key not in th_cache:
         th_cache[key] = tophat(image_gray, 45 * ppm)
     th = th_cache[key]
-    min_peak = max(14.0, float(np.percentile(th, 99.0)) * 0.5)
+    min_peak = 10.0
     spacing = min(table.width / 4, table.length / 8)
     found = match_diamonds(th, table, H0, min(0.3 * spacing, 90.0) * ppm, ppm, min_peak)
     if len(found) < 6:
@@ -357,13 +396,41 @@ def _try_profile(image_gray: np.ndarray, th_cache: dict, region: ClothRegion,
     # a quick fit on the diamonds alone ranks the profiles; the edges join at the end
     obs = Observations(diamonds=found)
     cam, offs, fit = fit_camera(table, size, obs, cam0, np.full(4, c0), f_prior)
-    fit[2].edges = _edges_for(region, start)
+    # grow: the fitted lens model predicts the diamonds the homography missed
+    pred = cam.table_to_image(table.diamonds, table.rail_top_height)
+    grown = {}
+    for i, p in enumerate(pred):
+        hit = find_blob_near(th, p, max(3.0, 15 * ppm), min_peak, max_size=40 * ppm + 4)
+        if hit is not None:
+            grown[i] = hit[0]
+    if len(grown) > len(fit[2].diamonds):
+        cam, offs, fit = fit_camera(table, size, Observations(diamonds=grown), cam,
+                                    np.full(4, c0), f_prior)
+    fit[2].edges = _select_edges(cam, table, _edges_for(region, start))
     res, prob, obs = fit
     rd, _, _ = prob.parts(res.x)
     rms = float(np.sqrt(np.mean(np.sum(rd ** 2, axis=1)))) if len(rd) else float("inf")
     n_exp = len(table.diamonds)
     score = len(obs.diamonds) / n_exp - 0.15 * rms
     return Attempt(table, cam, offs, obs, n_exp, rms, score, fit)
+
+
+def _select_edges(cam: CameraModel, table: Table, edges: dict[str, np.ndarray]
+                  ) -> dict[str, np.ndarray]:
+    """Keep the edge points that agree with the diamonds' camera: straight sides at
+    a constant distance beyond the noses (an arm or a dark corner bends the rest)."""
+    out = {}
+    for j, side in enumerate(SIDES):
+        e = edges.get(side)
+        if e is None or len(e) < 5:
+            continue
+        q = cam.image_to_table(e, table.cushion_height)
+        d = q[:, 1] if j in (0, 2) else q[:, 0]
+        mad = 1.4826 * np.median(np.abs(d - np.median(d)))
+        keep = np.abs(d - np.median(d)) < max(2.0, 3.0 * mad)
+        if keep.sum() >= 5:
+            out[side] = e[keep]
+    return out
 
 
 def _marking_points(table: Table) -> np.ndarray:
@@ -411,8 +478,13 @@ def _pockets_seen(gray: np.ndarray, cam: CameraModel, table: Table, cloth_level:
 
 
 def calibrate_image(image: np.ndarray, table: str | None = None,
-                    corners: np.ndarray | None = None, z_up: bool = False) -> Calibration:
+                    corners: np.ndarray | None = None, z_up: bool = False,
+                    strict: bool = True) -> Calibration:
     """Calibrate from one BGR frame; raise :class:`CalibrationError` with a reason.
+
+    With ``strict`` (the default) a fit that fails its own checks raises too, so no
+    wrong mapping is ever returned; ``strict=False`` returns it marked not ok (for
+    the debug picture).
 
     ``z_up`` fits the mirror-image world (table y to the left of a player at the head)
     that a renderer with a z-up frame draws; real cameras see the default.
@@ -443,7 +515,7 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     # pockets separate carom from pocket tables when the diamonds alone are close
     cloth_level = float(np.median(gray[cv2.resize(region.mask, size,
                                                   interpolation=cv2.INTER_NEAREST) > 0]))
-    for rep, a in attempts.items():
+    for a in attempts.values():
         pocket_profile = TABLES["pyramid"].pockets
         seen = _pockets_seen(gray, a.camera, a.table, cloth_level,
                              a.table.pockets or _scaled_pockets(pocket_profile, a.table))
@@ -460,7 +532,10 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     else:
         a = attempts[best_rep]
         chosen_name = best_rep
-    return _finish(image, gray, region, a, chosen_name, th_cache, size, cloth_level)
+    calib = _finish(image, gray, region, a, chosen_name, th_cache, size, cloth_level)
+    if strict and not calib.ok:
+        raise CalibrationError("calibration not trusted: " + "; ".join(calib.quality["reasons"]))
+    return calib
 
 
 def _scaled_pockets(pockets, table: Table):
@@ -511,8 +586,8 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
                         "the head was taken at one end arbitrarily")
     # spots on the cloth (z = 0) pin the camera height, then a final fit
     ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
-    th_spot = tophat(gray, 30 * ppm)
-    min_peak = max(12.0, float(np.percentile(th_spot, 99.0)) * 0.5)
+    th_spot = tophat(gray, 30 * ppm, min_width_px=5 * ppm)
+    min_peak = 8.0
     obs.spots = _find_spots(th_spot, cam, table, ppm, min_peak)
     cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam, offs,
                                              a.fit[1].f_prior if a.fit else cam.K[0, 0])

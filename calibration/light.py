@@ -14,6 +14,7 @@ light over the cloth while the overall brightness stays put: that is how it is t
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import cv2
@@ -121,7 +122,8 @@ class LightMeter:
             ok &= self.calib.cloth.distance(bgr) < 3.5
         vals = np.where(ok, lum, np.nan)
         enough = ok.sum(axis=-1) >= max(5, m // 4)
-        with np.errstate(all="ignore"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # cells with no cloth seen
             q = np.nanpercentile(vals, CELL_QUANTILE, axis=-1)
         return np.where(enough, q, np.nan)
 

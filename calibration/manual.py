@@ -66,7 +66,7 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
         ppm = f / max(abs(cam.centre[2]), 1.0)
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         th = tophat(gray, 45 * ppm)
-        min_peak = max(14.0, float(np.percentile(th, 99.0)) * 0.5)
+        min_peak = 10.0
         found = {}
         for i, xy in enumerate(table.diamonds):
             p = cam.table_to_image([xy], table.rail_top_height)[0]

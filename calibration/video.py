@@ -74,19 +74,19 @@ def read_frames(path: str | os.PathLike, seconds: float | None = None,
 
 
 def calibrate(source, table: str | None = None, corners=None, seconds: float = 3.0,
-              tries: int = 4, z_up: bool = False) -> Calibration:
+              tries: int = 4, z_up: bool = False, strict: bool = True) -> Calibration:
     """Calibrate from a BGR frame, an image file or the first ``seconds`` of a video.
 
     In a video, several frames are tried (a player may hide a rail in one) and the
     best-trusted result is kept. Raises :class:`CalibrationError` with the reason.
     """
     if isinstance(source, np.ndarray):
-        return calibrate_image(source, table, corners, z_up)
+        return calibrate_image(source, table, corners, z_up, strict)
     frames = list(read_frames(source, seconds=seconds, step_s=max(seconds / tries, 0.04)))
     best, errors = None, []
     for _, _, frame in frames[:tries]:
         try:
-            c = calibrate_image(frame, table, corners, z_up)
+            c = calibrate_image(frame, table, corners, z_up, strict=False)
         except CalibrationError as exc:
             errors.append(str(exc))
             continue
@@ -97,6 +97,9 @@ def calibrate(source, table: str | None = None, corners=None, seconds: float = 3
             break
     if best is None:
         raise CalibrationError(errors[0] if errors else f"no frame in {source}")
+    if strict and not best[1].ok:
+        raise CalibrationError("calibration not trusted: "
+                               + "; ".join(best[1].quality.get("reasons", [])))
     return best[1]
 
 
