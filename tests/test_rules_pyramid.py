@@ -656,3 +656,15 @@ def test_simulator_hanging_ball_scenarios(name, tmp_path):  # §13
         assert put_back and not counted
     else:
         assert counted and not put_back
+
+
+def test_ball_hanging_since_an_earlier_stroke_that_falls_later_is_put_back():  # §13 ¶1
+    s = Stream(spread())
+    s.shot("cue").hit("cue", "1")
+    s.layout["1"] = (TABLE.length - 40.0, 40.0)
+    s.hang("1", "foot_left").end(cue=(2500.0, 600.0))
+    s.shot("cue").hit("cue", "9").end(**{"9": (2000.0, 1500.0)})  # B: no pot
+    s.wait(6.0).pocket("1", "foot_left")
+    c2 = calls(s)[-1]
+    assert c2.player == "B" and c2.score == {"A": 0, "B": 0} and not c2.extra.get("replay")
+    assert [(r.ball, r.spot) for r in c2.respots] == [("1", "hanging")]

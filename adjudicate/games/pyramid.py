@@ -228,8 +228,10 @@ class PyramidGame:
         if contacts:
             first = contacts[0].ids[1] if contacts[0].ids[0] == struck else contacts[0].ids[0]
         shaken: list[Respot] = []
+        stroke_end = shot.end.t if shot.end is not None else math.inf
         for ball, (pocket, pos) in fell.items():
-            if first in (None, ball):
+            fell_t = next(e.t for e in shot.of_type("pocket") if e.ids[0] == ball)
+            if first in (None, ball) and fell_t <= stroke_end:
                 # struck at it (the cue ball's first ball, or none as it fell): §13 ¶3
                 return self._replay(st, shot, player, struck,
                                     f"ball {ball} hanging over {pocket} fell before the cue "
