@@ -610,3 +610,13 @@ def test_simulator_black_on_the_break(tmp_path):  # 6.7
     assert any(e.type == "pocket" and e.ids[0] == "black" for e in first_stroke[:n])
     c = recs[0]
     assert c["fouls"] == [] and c["rerack"] and c["next_player"] == c["player"]
+
+
+def test_stalemate_counts_three_shots_of_each_player():  # 9.9.a
+    s = _after_foul_by_a()  # B: free shot, then his visit
+    for ball in ("yellow_1", "yellow_1", "red_2", "yellow_1", "red_2", "yellow_1"):
+        miss(s, ball)  # B, B, A, B, A, B: A has only two
+    assert not calls(s)[-1].extra.get("stalemate")
+    miss(s, "red_2")  # A's third
+    c = calls(s)[-1]
+    assert c.player == "A" and c.extra["stalemate"] and c.next_player == "B"

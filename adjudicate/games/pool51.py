@@ -28,7 +28,7 @@ GROUPS = ("red", "yellow")
 COLOURS = {g: tuple(f"{g}_{k}" for k in range(1, 8)) for g in GROUPS}
 OBJECT_BALLS = COLOURS["red"] + COLOURS["yellow"] + ("black",)
 BREAK_CUSHION_BALLS = 2  # [003 Art. 6.3: at least two balls to a cushion]
-STALEMATE_SHOTS = 6  # [003 Art. 9.9.a: three shots each]
+STALEMATE_SHOTS_EACH = 3  # [003 Art. 9.9.a: three shots each]
 STALEMATE_MM = 100.0  # [assumed: "aproximadamente" = no object ball moved > 100 mm]
 RESPOT_CLEARANCE = 0.5  # mm, so a respotted ball does not touch its neighbour
 
@@ -102,7 +102,7 @@ class Pool51State:
     cue_ball_in: str | None = None  # "d" (must) or "d_or_in_place" (may)
     declare_by: str | None = None  # who must declare a group to the referee
     prev_ended: bool = True
-    quiet_shots: int = 0  # consecutive shots without progress (Art. 9.9.a)
+    quiet: dict[str, int] = field(default_factory=dict)  # shots without progress, each
     quiet_since: str | None = None  # who played the first of them
     quiet_layout: dict[str, tuple[float, float]] = field(default_factory=dict)
     innings: dict[str, int] = field(default_factory=dict)
@@ -467,7 +467,7 @@ class Pool51Game:
         st.rebreak = False
         self._apply_group_entries(st, shot, reasons)
         st.turn = next_player
-        st.quiet_shots, st.quiet_since, st.quiet_layout = 0, None, {}
+        st.quiet, st.quiet_since, st.quiet_layout = {}, None, {}
         points = self._points(st, down_now)
         return st, self._call(st, shot, player, struck, points, fouls, next_player, respots,
                               reasons, extra)
@@ -530,25 +530,24 @@ class Pool51Game:
         moved = any(b not in objects or math.hypot(p[0] - objects[b][0],
                                                    p[1] - objects[b][1]) > st.stalemate_mm
                     for b, p in st.quiet_layout.items()) if st.quiet_layout else False
-        if down_now or fouls or moved or not objects:
-            st.quiet_shots, st.quiet_since, st.quiet_layout = 0, None, {}
-            if moved and not down_now and not fouls:
-                st.quiet_shots, st.quiet_since, st.quiet_layout = 1, player, objects
+        if down_now or fouls or not objects:
+            st.quiet, st.quiet_since, st.quiet_layout = {}, None, {}
             return None
-        if st.quiet_shots == 0:
-            st.quiet_since, st.quiet_layout = player, objects
-        st.quiet_shots += 1
-        if st.quiet_shots >= STALEMATE_SHOTS:
+        if moved or not st.quiet:  # a new run starts with this shot
+            st.quiet, st.quiet_since, st.quiet_layout = {}, player, objects
+        st.quiet[player] = st.quiet.get(player, 0) + 1
+        each = STALEMATE_SHOTS_EACH
+        if all(st.quiet.get(p, 0) >= each for p in st.players):
             return st.quiet_since
-        if st.quiet_shots >= STALEMATE_SHOTS - 2:
-            reasons.append(f"{st.quiet_shots} shots without progress (003 Art. 9.9.a)")
+        if sum(st.quiet.values()) >= 2 * each - 2:
+            reasons.append(f"shots without progress: {st.quiet} (003 Art. 9.9.a)")
         return None
 
     def _rerack(self, st: Pool51State, breaker: str) -> None:
         st.breaking, st.turn, st.breaker, st.rebreak = True, breaker, breaker, False
         st.groups, st.down, st.declare_by = {}, [], None
         st.free_shot, st.cue_ball_in = False, "d"
-        st.quiet_shots, st.quiet_since, st.quiet_layout = 0, None, {}
+        st.quiet, st.quiet_since, st.quiet_layout = {}, None, {}
 
     def _replay_frame(self, st: Pool51State, shot: Shot, player: str, struck: str,
                       fouls: list[Foul], reasons: list[str], extra: dict[str, Any],
