@@ -146,11 +146,11 @@ class TopTexture:
             u, v = self.px(sx, sy)
             r = rng.uniform(120, 260) / self.res / q
             cv2.circle(wear, (int(u / q), int(v / q)), max(1, int(r)), 1.0, -1)
-        wear = cv2.resize(cv2.GaussianBlur(wear, (0, 0), 80 / self.res / q), (w, h))
+        wear = cv2.resize(cv2.GaussianBlur(wear, (0, 0), 140 / self.res / q), (w, h))
         wear *= (0.6 + 0.4 * smooth_noise(rng, (h, w), [40], [1.0]))
         wear = np.clip(wear * look.cloth_wear, 0, 1)[..., None]
         grey = img.mean(axis=2, keepdims=True)
-        img = img * (1 - 0.35 * wear) + (grey * 1.4 + 0.01) * 0.35 * wear
+        img = img * (1 - 0.2 * wear) + (grey * 1.3 + 0.008) * 0.2 * wear
         # markings: lines and spots, chalk-thin
         mark = np.zeros((h, w), np.float32)
         for line in t.lines.values():
