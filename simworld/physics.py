@@ -331,6 +331,14 @@ class SimResult:
             return "off"
         return m.mode
 
+    def sample(self, ball: str, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Exact positions ``(n, 2)`` and on-table flags of ``ball`` at ``times``."""
+        pos, states, _ = _sample(self.motions[ball], np.asarray(times, float))
+        on = (states == STATE_CODE["resting"]) | (states == STATE_CODE["moving"])
+        air = np.array([self.mode(ball, float(t)) == "air" for t in times]) if any(
+            m.mode == "air" for m in self.motions[ball]) else np.zeros(len(times), bool)
+        return pos, on & ~air
+
     def kinetic_energy(self, t: float) -> float:
         """Total translational + rotational energy of the balls on the table, g mm²/s²."""
         total = 0.0
@@ -573,9 +581,21 @@ class _World:
         if vn <= 0:  # grazing or separating: nothing to exchange
             self.predict(i)
             return
-        J = (1.0 + E_BALL) * vn / (1.0 / a.mass + 1.0 / b.mass)
-        va2 = (va[0] - J / a.mass * nx, va[1] - J / a.mass * ny)
-        vb2 = (vb[0] + J / b.mass * nx, vb[1] + J / b.mass * ny)
+        rolling = all(self.balls[k].motion.mode in ("roll", "rest") for k in (i, j))
+        if vn < MICRO_CONTACT and rolling:
+            # two rolling balls in slow pushing contact would repeat ever smaller
+            # collisions (their rolling decelerations differ in direction): they move
+            # on together at their common velocity, both rolling. Momentum is kept
+            # exactly and the energy, 0.7 m v^2 per rolling ball, can only fall.
+            M = a.mass + b.mass
+            vc = ((a.mass * va[0] + b.mass * vb[0]) / M, (a.mass * va[1] + b.mass * vb[1]) / M)
+            va2 = vb2 = vc
+            wa = (vc[1] / a.radius, -vc[0] / a.radius, 0.0)
+            wb = (vc[1] / b.radius, -vc[0] / b.radius, 0.0)
+        else:
+            J = (1.0 + E_BALL) * vn / (1.0 / a.mass + 1.0 / b.mass)
+            va2 = (va[0] - J / a.mass * nx, va[1] - J / a.mass * ny)
+            vb2 = (vb[0] + J / b.mass * nx, vb[1] + J / b.mass * ny)
         mover, other = (i, j) if math.hypot(*va) >= math.hypot(*vb) else (j, i)
         first, second = self.balls[mover], self.balls[other]
         key = (min(a.id, b.id), max(a.id, b.id))
@@ -928,7 +948,8 @@ def _direction(world: _World, act: StrokeAction) -> Point:
 
 # ----------------------------------------------------------------- simulate
 
-def simulate(discipline: str, layout: dict[str, tuple[float, float]], actions: list,
+def simulate(discipline: str | Discipline, layout: dict[str, tuple[float, float]],
+             actions: list,
              fps: float = 50, seed: int = 0, pins: bool | None = None,
              meta: dict[str, Any] | None = None, lead: float = 0.5,
              tail: float = 1.0) -> SimResult:
@@ -939,7 +960,7 @@ def simulate(discipline: str, layout: dict[str, tuple[float, float]], actions: l
     games only. The first action starts ``lead`` s after t = 0 (plus its pause) and the
     clip runs ``tail`` s past the last event.
     """
-    disc = get_discipline(discipline)
+    disc = get_discipline(discipline) if isinstance(discipline, str) else discipline
     if not 25 <= fps <= 60:
         raise SimulationError(f"fps is {fps}; the simulator samples at 25-60 fps")
     pos = check_layout(disc, layout)
@@ -1009,7 +1030,7 @@ def simulate(discipline: str, layout: dict[str, tuple[float, float]], actions: l
         world.shot_open = False
     end = world.now + tail
     return _result(world, disc, fps, end, strokes,
-                   {"discipline": discipline, "seed": seed, **(meta or {})})
+                   {"discipline": disc.name, "seed": seed, **(meta or {})})
 
 
 def _result(world: _World, disc: Discipline, fps: float, end: float,
@@ -1025,26 +1046,7 @@ def _result(world: _World, disc: Discipline, fps: float, end: float,
     heights = np.zeros((n, m))
     off_times = {e["ids"][0]: e["t"] for e in world.raw if e["type"] == "off_table"}
     for k, b in enumerate(world.balls):
-        t0s = np.array([mo.t0 for mo in b.log])
-        seg = np.clip(np.searchsorted(t0s, times, side="right") - 1, 0, None)
-        for s, mo in enumerate(b.log):
-            sel = np.nonzero(seg == s)[0]
-            if not len(sel):
-                continue
-            tt = np.minimum(times[sel], mo.t_end) - mo.t0
-            pos[sel, k, 0] = mo.px + mo.vx * tt + 0.5 * mo.ax * tt * tt
-            pos[sel, k, 1] = mo.py + mo.vy * tt + 0.5 * mo.ay * tt * tt
-            if mo.mode in ("off", "rest", "pocketed"):
-                pos[sel, k] = (mo.px, mo.py)
-            code = {"rest": "resting", "slide": "moving", "roll": "moving",
-                    "air": "moving", "pocketed": "pocketed", "off": "off_table"}[mo.mode]
-            states[sel, k] = STATE_CODE[code]
-            if mo.mode == "air":
-                heights[sel, k] = mo.vz * tt - 0.5 * G * tt * tt
-                after = times[sel] >= mo.t_end
-                states[sel[after], k] = STATE_CODE["off_table"]
-            if mo.mode == "off":
-                heights[sel, k] = -FLOOR_DROP
+        pos[:, k], states[:, k], heights[:, k] = _sample(b.log, times)
         if b.id in off_times:
             gone = times >= off_times[b.id]
             states[gone, k] = STATE_CODE["off_table"]
@@ -1066,9 +1068,36 @@ def _result(world: _World, disc: Discipline, fps: float, end: float,
                      {b.id: list(b.log) for b in world.balls}, end)
 
 
-_ORDER = {"shot_start": 0, "ball_disturbed": 1, "ball_ball": 2, "ball_cushion": 2,
-          "ball_pin": 2, "pin_down": 3, "pocket": 3, "off_table": 3, "ball_rest": 4,
-          "shot_end": 5}
+def _sample(log: list[Motion], times: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                         np.ndarray]:
+    """Positions, state codes and heights of one ball at ``times`` (vectorised)."""
+    n = len(times)
+    pos = np.zeros((n, 2))
+    states = np.zeros(n, np.int8)
+    heights = np.zeros(n)
+    t0s = np.array([mo.t0 for mo in log])
+    seg = np.clip(np.searchsorted(t0s, times, side="right") - 1, 0, None)
+    for s, mo in enumerate(log):
+        sel = np.nonzero(seg == s)[0]
+        if not len(sel):
+            continue
+        tt = np.minimum(times[sel], mo.t_end) - mo.t0
+        if mo.mode in ("off", "rest", "pocketed"):
+            pos[sel] = (mo.px, mo.py)
+        else:
+            pos[sel, 0] = mo.px + mo.vx * tt + 0.5 * mo.ax * tt * tt
+            pos[sel, 1] = mo.py + mo.vy * tt + 0.5 * mo.ay * tt * tt
+        states[sel] = STATE_CODE[_STATE_OF[mo.mode]]
+        if mo.mode == "air":
+            heights[sel] = mo.vz * tt - 0.5 * G * tt * tt
+            states[sel[times[sel] >= mo.t_end]] = STATE_CODE["off_table"]
+        elif mo.mode == "off":
+            heights[sel] = -FLOOR_DROP
+    return pos, states, heights
+
+
+_STATE_OF = {"rest": "resting", "slide": "moving", "roll": "moving", "air": "moving",
+             "pocketed": "pocketed", "off": "off_table"}
 
 
 def _events(world: _World, fps: float) -> list[Event]:
