@@ -367,13 +367,13 @@ def test_leaving_and_re_entering_the_zone_restores_the_right():
 
 def test_anchor_squares_are_zones_too():
     # astride the 71 cm line: different fields, the same anchor square
-    s = Stream(_zone_layout((690.0, 60.0), (740.0, 90.0)))
+    s = Stream(_zone_layout((670.0, 60.0), (740.0, 100.0)))
     carom(s, "white")
     carom(s, "white")
     c = calls(s, "balkline_71_2", opening=False)
     assert codes(c[1]) == ["interdiction_zone"]
     assert "anchor_balk_head_left" in c[0].extra["zones"]
-    s = Stream(_zone_layout((690.0, 60.0), (820.0, 90.0)))  # red beyond the anchor
+    s = Stream(_zone_layout((670.0, 60.0), (820.0, 100.0)))  # red beyond the anchor
     carom(s, "white")
     carom(s, "white")
     assert all(not codes(x) for x in calls(s, "balkline_71_2", opening=False))
@@ -953,3 +953,71 @@ def test_every_simulated_carom_scenario_is_judged_as_its_events_show(tmp_path):
     for name in names:
         game, events, rows = _scenario_calls(name, tmp_path)
         _check_calls_against_events(game, events, rows)
+
+
+def test_simulated_three_cushion_near_miss(tmp_path):
+    game, events, rows = _scenario_calls("three_cushion_near_miss", tmp_path)
+    _check_calls_against_events(game, events, rows)
+    s = _shot_situation(events, rows[0]["shot"])
+    assert len(s["met"]) == 2 and s["before_second"] < 3, "the scenario is a near miss"
+    assert rows[0]["points"]["A"] == 0 and rows[0]["next_player"] == "B"
+    assert rows[0]["fouls"] == []  # a miss passes the hand, it is no foul
+
+
+def test_simulated_missed_carom(tmp_path):
+    game, events, rows = _scenario_calls("missed_carom", tmp_path)
+    _check_calls_against_events(game, events, rows)
+    assert len(_shot_situation(events, rows[0]["shot"])["met"]) < 2
+    assert rows[0]["points"]["A"] == 0 and rows[0]["next_player"] == "B"
+
+
+def test_simulated_ball_off_the_table(tmp_path):
+    game, events, rows = _scenario_calls("carom_off_table", tmp_path)
+    _check_calls_against_events(game, events, rows)
+    offs = {e.ids[0] for e in events if e.type == "off_table"}
+    assert offs, "a ball leaves the table"
+    c = rows[0]
+    assert "ball_off_table" in {f["code"] for f in c["fouls"]} and c["next_player"] == "B"
+    placed = {r["ball"] for r in c["respots"]}
+    if game == "three_cushion":  # 000 Bilie fuori 1.b: only the balls that left
+        assert placed == offs
+    else:  # 1.a: the whole starting position
+        assert placed == {"white", "yellow", "red"}
+
+
+def test_simulated_balls_touching(tmp_path):
+    game, events, rows = _scenario_calls("carom_balls_touching", tmp_path)
+    _check_calls_against_events(game, events, rows)
+    layout = [e for e in events if e.type == "shot_end"][-1].extra["layout"]
+    pairs = [(a, b) for a in layout for b in layout
+             if a < b and math.dist(layout[a], layout[b]) <= CAROM_BALL + 0.5]
+    assert pairs, "two balls stop in contact"
+    placed = {r["ball"]: r["spot"] for r in rows[-1]["respots"]}
+    if game == "three_cushion":  # 000 Bilie in contatto 1.b
+        assert set(placed) == {x for p in pairs for x in p}
+    else:  # 1.a: the starting position, the incoming player's ball on a starting spot
+        mine = rows[-1]["balls"][rows[-1]["next_player"]]
+        assert placed["red"] == "foot" and placed[mine].startswith("start_")
+        assert placed[({"white", "yellow"} - {mine}).pop()] == "head"
+
+
+def test_simulated_touched_ball(tmp_path):
+    game, events, rows = _scenario_calls("touched_ball", tmp_path)
+    _check_calls_against_events(game, events, rows)
+    touched = [e.ids[0] for e in events if e.type == "ball_disturbed"]
+    assert touched, "a ball is touched"
+    c = rows[0]
+    assert "touched_ball" in {f["code"] for f in c["fouls"]} and c["points"]["A"] == 0
+    assert touched[0] not in {r["ball"] for r in c["respots"]}  # it stays where it is
+
+
+@pytest.mark.parametrize("game", CAROM_GAMES)
+def test_simulated_opening_shot(game, tmp_path):
+    _, events, rows = _scenario_calls(f"opening_{game}", tmp_path)
+    _check_calls_against_events(game, events, rows)
+    s = _shot_situation(events, rows[0]["shot"])
+    fouls = {f["code"] for f in rows[0]["fouls"]}
+    if s["met"] and s["met"][0] != "red":  # 000 Tiro d'inizio 2
+        assert "opening_not_red" in fouls and rows[0]["points"]["A"] == 0
+    else:
+        assert "opening_not_red" not in fouls

@@ -828,23 +828,26 @@ class CaromGame:
 
     def _respots(self, st: CaromState, next_player: str, after: dict[str, Point],
                  offs: list[str], reasons: list[str]) -> list[Respot]:
-        """Balls off the table and balls in contact [000 Bilie fuori 1, Bilie in
-        contatto 1]."""
+        """Balls off the table and balls in contact at rest [000 Bilie fuori 1, Bilie
+        in contatto 1]: any two balls whose centres are within a diameter + 0.5 mm."""
         assert st.balls is not None
         ball = st.balls[next_player]
-        touching = [b for b in BALLS if b != ball and b in after and ball in after
-                    and in_contact(after[ball], after[b])]
+        pairs = [(a, b) for i, a in enumerate(BALLS) for b in BALLS[i + 1:]
+                 if a in after and b in after and in_contact(after[a], after[b])]
+        touching = list(dict.fromkeys(x for pair in pairs for x in pair))
         if not offs and not touching:
             return []
         why = []
         if offs:
             why.append(f"{', '.join(dict.fromkeys(offs))} off the table ({OFF_TABLE})")
-        if touching:
-            why.append(f"{ball} in contact with {', '.join(touching)} ({CONTACT})")
+        if pairs:
+            why.append(", ".join(f"{a} and {b} in contact" for a, b in pairs)
+                       + f" ({CONTACT})")
         if not self.rules.respot_only_moved or len(set(offs)) == 3:
-            reasons.append("; ".join(why) + ": all balls to the starting position")
+            reasons.append("; ".join(why) + ": all balls to the starting position, "
+                           f"{next_player} to play")
             return place_balls(list(BALLS), {}, opening_spots(ball), self.table)
-        place = list(dict.fromkeys(offs + ([ball] + touching if touching else [])))
+        place = list(dict.fromkeys(offs + touching))
         reasons.append("; ".join(why) + ": " + ", ".join(place) + " to their spots")
         return place_balls(place, after, own_spots(ball), self.table)
 
