@@ -662,6 +662,20 @@ def _pins_value(discipline: str, pins: list[str]) -> int:
     return sum(values[role[p]] for p in pins)
 
 
+def _pallino_from_events(discipline: str, events: list) -> int:
+    """The pallino's value in a fair first shot: the first ball to move it after the
+    white hit the yellow [002 Art.30.1, 31.3; 5 pins: 3 by the opponent's ball, 4 own]."""
+    shot1 = [e for e in events if e.shot in (None, 1)]
+    hit = next(i for i, e in enumerate(shot1)
+               if e.type == "ball_ball" and set(e.ids) == {"white", "yellow"})
+    mover = next((e for e in shot1[hit:] if e.type == "ball_ball" and "red" in e.ids), None)
+    if mover is None:
+        return 0
+    if discipline == "five_pins":
+        return F_PALLINO_OWN if "white" in mover.ids else F_PALLINO_TARGET
+    return G_PALLINO if discipline == "goriziana" else T_PALLINO
+
+
 def _first_shot_pins(events: list) -> list[str]:
     shot1 = [e for e in events if e.shot in (None, 1)]
     out: list[str] = []
@@ -676,7 +690,8 @@ def test_simulated_five_pins_fair(tmp_path):
     pins = _first_shot_pins(events)
     assert pins, "the scenario knocks pins"
     assert calls[0]["fouls"] == []
-    assert calls[0]["points"]["A"] == _pins_value(game, pins) + calls[0]["pallino_points"]
+    assert calls[0]["points"] == {"A": _pins_value(game, pins)
+                                  + _pallino_from_events(game, events), "B": 0}
 
 
 def test_simulated_own_ball_knocks_pins(tmp_path):
@@ -684,9 +699,11 @@ def test_simulated_own_ball_knocks_pins(tmp_path):
     codes_ = [f["code"] for f in calls[0]["fouls"]]
     assert "24.2" in codes_  # [002 Art.24.2]
     assert calls[0]["points"]["A"] == 0
-    assert calls[0]["points"]["B"] >= _pins_value(game, _first_shot_pins(events))
-    if codes_ == ["24.2"]:
-        assert calls[0]["ball_in_hand"] is False
+    made = _pins_value(game, _first_shot_pins(events)) + _pallino_from_events(game, events)
+    if codes_ == ["24.2"]:  # no penalty, no ball in hand: only the points made go over
+        assert calls[0]["points"]["B"] == made and calls[0]["ball_in_hand"] is False
+    else:
+        assert calls[0]["points"]["B"] > made
 
 
 def test_simulated_pallino_first(tmp_path):
@@ -708,8 +725,9 @@ def test_simulated_goriziana_indirect(tmp_path):
     assert calls[0]["indirect"] is True and calls[0]["fouls"] == []
     pins = _first_shot_pins(events)
     assert pins, "the opponent's ball knocks pins"
-    assert calls[0]["points"]["A"] == 2 * (_pins_value(game, pins)
-                                           + calls[0]["pallino_points"])  # [002 Art.28.2]
+    assert calls[0]["points"] == {"A": 2 * (_pins_value(game, pins)
+                                            + _pallino_from_events(game, events)),
+                                  "B": 0}  # [002 Art.28.2]
 
 
 def test_simulated_goriziana_centre_pin_alone(tmp_path):
@@ -717,12 +735,14 @@ def test_simulated_goriziana_centre_pin_alone(tmp_path):
     assert _first_shot_pins(events) == ["pin_centre"]
     factor = 2 if calls[0]["indirect"] else 1
     assert calls[0]["fouls"] == []
-    assert calls[0]["points"]["A"] == factor * (G_CENTRE_ALONE + calls[0]["pallino_points"])
+    assert calls[0]["points"]["A"] == factor * (G_CENTRE_ALONE
+                                                + _pallino_from_events(game, events))
 
 
-@pytest.mark.parametrize("game", ["five_pins", "goriziana", "tutti_doppi"])
-def test_simulated_opening_shot_is_judged(game, tmp_path):
-    _, events, calls = _simulated_calls(f"opening_{game}", tmp_path)
+@pytest.mark.parametrize("name", ["opening_five_pins", "opening_goriziana",
+                                  "opening_tutti_doppi", "random_pins"])
+def test_simulated_opening_and_random_shots(name, tmp_path):
+    _, events, calls = _simulated_calls(name, tmp_path)
     assert len(calls) == len([e for e in events if e.type == "shot_start"])
     shot1 = [e for e in events if e.shot in (None, 1)]
     striker = shot1[0].ids[0]
