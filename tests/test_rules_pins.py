@@ -865,3 +865,10 @@ def test_ball_touched_before_the_first_shot():
     s.shot("white").hit("white", "yellow").end()
     [call] = judge_all(s, "goriziana")
     assert codes(call) == ["26.4"] and call.points == {"A": 0, "B": FOUL}  # [002 Art.26.4]
+
+
+def test_setting_up_the_next_manche_is_not_a_touch():
+    s = fair_hit(opening()).pin_down("pin_centre", "yellow").end().disturbed("white")
+    s.disturbed("yellow").shot("yellow").hit("yellow", "white").end()
+    calls = judge_all(s, "goriziana", distance=30, sets=3)
+    assert calls[0].match["sets"] == {"A": 1, "B": 0} and calls[1].fouls == []

@@ -822,6 +822,8 @@ class PinsGame:
             touched = ()
             reasons.append("referee: the touch after the shot is not the next player's "
                            "foul [002 Art.25]")
+        if manche_won is not None:
+            touched = ()  # the balls are set up again for the next manche
         pending = (touched, tuple(facts.pins_after_touch) if touched else ())
         new_state = replace(
             state, to_shoot=to_shoot, ball_in_hand=ball_in_hand, score=score,
