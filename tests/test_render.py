@@ -132,6 +132,13 @@ def test_pins_standing_and_fallen():
     assert truth.objects["pin_head"].state == "fallen"
     assert truth.objects["pin_centre"].state == "standing"
     assert "pin_left" not in truth.objects
+    x, y, a = fallen["pin_head"]
+    lying = [x + 12.5 * math.cos(a), y + 12.5 * math.sin(a), 4.6]  # docs/renderer.md
+    assert np.hypot(*(np.array(truth.objects["pin_head"].centre)
+                      - cv2_project(truth, lying)[0])) < 0.5
+    base = dict((p.id, p.position) for p in disc.pins)["pin_centre"]
+    assert np.hypot(*(np.array(truth.objects["pin_centre"].centre)
+                      - cv2_project(truth, [*base, 12.5])[0])) < 0.5
     for pid in ("pin_centre", "pin_foot", "pin_head"):
         o = truth.objects[pid]
         assert o.box is not None and o.visible > 0.9
@@ -188,6 +195,54 @@ def test_fixed_exposure_brightness_measures_lux():
 
 
 CLOTHS_GREY = (0.110, 0.115, 0.120)
+
+
+def test_auto_exposure_hides_lux_and_records_the_exposure():
+    dim = replace(CLEAN, auto_exposure=True, lamps=tuple(replace(lp, intensity=500.0)
+                                                         for lp in CLEAN.lamps))
+    bright = replace(dim, lamps=tuple(replace(lp, intensity=1500.0) for lp in dim.lamps))
+    img_d, td = render_still(CAROM, {}, look=dim)
+    img_b, tb = render_still(CAROM, {}, look=bright)
+    assert td.auto_exposure and tb.auto_exposure
+    assert tb.lux.mean() > 2.5 * td.lux.mean()
+    centre = np.round(cv2_project(tb, [1420.0, 500.0, 0.0])[0]).astype(int)
+    win = (slice(centre[1] - 10, centre[1] + 10), slice(centre[0] - 10, centre[0] + 10))
+    assert img_b[win].mean() == pytest.approx(img_d[win].mean(), rel=0.06)
+    assert td.exposure / tb.exposure == pytest.approx(3.0, rel=0.1)
+
+
+def test_motion_blur_stays_inside_the_box():
+    from simworld.render.api import TrajectorySampler
+    from simworld.render.renderer import ClipRenderer
+
+    speed = 4000.0
+    traj = example_trajectory(n_frames=20, fps=50.0, stroke_t=0.0, direction=(0.0, 1.0),
+                              speed=speed)
+    red = traj.index("red")
+    traj.positions[:, red] = traj.positions[:, 0]  # the red takes the white's path
+    traj.positions[:, 0] = (2500.0, 300.0)
+    traj.states[:, red], traj.states[:, 0] = traj.states[:, 0].copy(), 0
+    look = replace(CLEAN, exposure=1 / 60, sensitivity=0.2 / (250 / 60))
+    cam = make_camera(CAROM.table, (1280, 720), tilt_deg=0.0, roll_deg=0.0, k1=-0.05)
+    r = ClipRenderer(CAROM, cam, look, 0)
+    t = 0.1
+    img, truth = r.render(5, t, TrajectorySampler(traj, CAROM, 0).poses(t))
+    x0, y0, x1, y1 = truth.objects["red"].box
+    b, g, r_ = (img[..., k].astype(int) for k in range(3))
+    ys, xs = np.nonzero((r_ > 60) & (r_ > 2 * g + 15) & (r_ > 2 * b + 15))
+    assert len(xs) > 30
+    assert ((xs >= x0) & (xs <= x1) & (ys >= y0) & (ys <= y1)).all()
+    # the streak: one diameter plus the travel during the exposure, along the motion
+    f = truth.K[0, 0]
+    depth = float(cam.to_camera(np.array([[1420.0, 710.0, 30.0]]))[0, 2])
+    diam_px = f * 61.5 / depth
+    blur_px = f * speed / 60 / depth
+    length = y1 - y0  # table y runs along image rows for this camera
+    # coverage ramps up over one diameter at each end of the streak; the box starts where
+    # it reaches a quarter of its peak (docs/renderer.md)
+    assert blur_px + 0.4 * diam_px < length < blur_px + diam_px + 2
+    assert x1 - x0 == pytest.approx(diam_px, rel=0.2)
+    assert truth.objects["red"].visible == pytest.approx(1.0)
 
 
 # ----------------------------------------------------------------------- video

@@ -33,7 +33,7 @@ from .sprites import (
 from .truth import FrameTruth, ObjectTruth
 
 FLICKER_HZ = 100.0  # mains flicker of lamps on 50 Hz supply
-BOX_COVERAGE = 0.25  # a pixel belongs to the visible box from this coverage on
+BOX_COVERAGE = 0.25  # a pixel is in the box from this share of the peak coverage on
 LUX_CELLS = (20, 10)
 GAMMA = 2.2  # output curve: 8-bit value = 255 * linear ** (1 / GAMMA)
 
@@ -177,7 +177,7 @@ class ClipRenderer:
         centres: dict[str, np.ndarray] = {}
         for pose in poses:
             if pose.kind == "pin":
-                centres[pose.id] = pin_centre(pose.xy, pose.standing)
+                centres[pose.id] = pin_centre(pose.xy, pose.standing, pose.fall_angle)
             else:
                 centres[pose.id] = pose.at(t)[0]
             if not pose.drawn:
@@ -226,7 +226,7 @@ class ClipRenderer:
             free = 1 - cover[win]
             total = float(p.sharp.sum())
             vis = float((p.sharp * free).sum()) / total if total > 0 else 0.0
-            seen = (p.alpha * free) >= BOX_COVERAGE
+            seen = (p.alpha * free) >= BOX_COVERAGE * float(p.alpha.max())
             box = None
             if np.any(seen):
                 ys, xs = np.nonzero(seen)

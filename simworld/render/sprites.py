@@ -183,18 +183,22 @@ def draw_ball(scene: StaticScene, painter: BallPainter, radius: float,
 
 def pin_spheres(position: tuple[float, float], standing: bool, fall_angle: float
                 ) -> list[tuple[np.ndarray, float]]:
-    """The spheres that make a pin; ``position`` is the middle of its axis on the table."""
+    """The spheres that make a pin whose base is at ``position`` (its castle place, as
+    the simulator keeps it); a fallen pin lies from there toward ``fall_angle``."""
     x, y = position
     if standing:
         return [(np.array([x, y, d]), r) for d, r in PIN_PROFILE]
     ax, ay = np.cos(fall_angle), np.sin(fall_angle)
-    return [(np.array([x + ax * (d - PIN_LENGTH / 2), y + ay * (d - PIN_LENGTH / 2),
-                       PIN_LYING_HEIGHT]), r) for d, r in PIN_PROFILE]
+    return [(np.array([x + ax * d, y + ay * d, PIN_LYING_HEIGHT]), r) for d, r in PIN_PROFILE]
 
 
-def pin_centre(position: tuple[float, float], standing: bool) -> np.ndarray:
-    return np.array([position[0], position[1],
-                     PIN_LENGTH / 2 if standing else PIN_LYING_HEIGHT])
+def pin_centre(position: tuple[float, float], standing: bool, fall_angle: float = 0.0
+               ) -> np.ndarray:
+    """The middle of the pin's axis (its truth centre)."""
+    if standing:
+        return np.array([position[0], position[1], PIN_LENGTH / 2])
+    return np.array([position[0] + np.cos(fall_angle) * PIN_LENGTH / 2,
+                     position[1] + np.sin(fall_angle) * PIN_LENGTH / 2, PIN_LYING_HEIGHT])
 
 
 def draw_pin(scene: StaticScene, spheres: list[tuple[np.ndarray, float]], colour: str,
