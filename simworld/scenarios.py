@@ -217,9 +217,9 @@ def _named() -> list[Scenario]:
 
 
 # Found by a search over cue positions in the D and break strokes (docs/simulator.md).
-BREAK_BLACK_LAYOUT: Layout | None = None
+BREAK_BLACK_LAYOUT: Layout = {**opening_layout("pool51"), "cue": (374.5, 385.9)}
 BREAK_BLACK_ACTIONS: tuple[dict[str, Any], ...] = (
-    _stroke("cue", 8000.0, aim="red_1", offset=5.0, height=0.1),)
+    _stroke("cue", 8000.0, aim="red_1", offset=-34.8, height=0.38, side=0.26),)
 
 
 def _build_all() -> dict[str, Scenario]:
