@@ -81,8 +81,8 @@ def render_still(discipline: str | Discipline, layout: dict[str, tuple[float, fl
     """One frame of balls at ``layout`` (id -> table mm) and pins.
 
     Pins: ``standing_pins`` (ids, at their castle places; default all of them) and
-    ``fallen_pins`` (id -> (x, y, fall angle): the base and the direction it lies). The static scene is cached, so many
-    layouts through the same camera and look render quickly.
+    ``fallen_pins`` (id -> (x, y, fall angle): the base and the direction it lies).
+    The static scene is cached, so many layouts through one camera and look are quick.
     """
     disc = get_discipline(discipline) if isinstance(discipline, str) else discipline
     _check_objects(disc, layout)

@@ -27,6 +27,7 @@ from .look import Lamp, Look
 FLOOR_DEPTH = 780.0  # mm, cloth above the floor [assumed: 75-80 cm table height]
 CUSHION_BAND = 50.0  # mm, cushion rubber from the nose to the wooden rail [assumed]
 FACE_LIGHT = 0.35  # vertical faces get this share of the light on the tops [assumed]
+REGION_CLOTH, REGION_CUSHION, REGION_RAIL, REGION_OUTSIDE, REGION_HOLE = 0, 1, 2, 3, 4
 
 
 @dataclass
@@ -123,6 +124,7 @@ class TopTexture:
         w = int(math.ceil((table.length + 2 * pad) / self.res))
         h = int(math.ceil((table.width + 2 * pad) / self.res))
         self.shape = (h, w)
+        self.codes = np.full((h, w), REGION_OUTSIDE, np.uint8)
         self.image = self._paint(look, rng)
 
     def px(self, x, y):
@@ -137,7 +139,6 @@ class TopTexture:
         h, w = self.shape
         cloth = look.cloth_rgb()
         weave = smooth_noise(rng, (h, w), [3, 12, 60], [0.5, 0.3, 0.2])
-        img = cloth[None, None, :] * (1.0 + look.cloth_texture * weave[..., None])
         # wear: lighter, greyer blobs around the spots and along the long axis
         q = 8  # wear is smooth: paint it at 1/8 of the texture resolution
         wear = np.zeros((h // q + 1, w // q + 1), np.float32)
@@ -146,11 +147,15 @@ class TopTexture:
             u, v = self.px(sx, sy)
             r = rng.uniform(120, 260) / self.res / q
             cv2.circle(wear, (int(u / q), int(v / q)), max(1, int(r)), 1.0, -1)
-        wear = cv2.resize(cv2.GaussianBlur(wear, (0, 0), 140 / self.res / q), (w, h))
-        wear *= (0.6 + 0.4 * smooth_noise(rng, (h, w), [40], [1.0]))
-        wear = np.clip(wear * look.cloth_wear, 0, 1)[..., None]
-        grey = img.mean(axis=2, keepdims=True)
-        img = img * (1 - 0.2 * wear) + (grey * 1.3 + 0.008) * 0.2 * wear
+        wear = cv2.GaussianBlur(wear, (0, 0), 140 / self.res / q)
+        wear *= 0.6 + 0.4 * smooth_noise(rng, wear.shape, [5], [1.0])
+        wear = cv2.resize(np.clip(wear * (0.2 * look.cloth_wear), 0, 0.2), (w, h))
+        # albedo = cloth * (1 + texture * weave) blended toward a lighter grey by the wear
+        grey = np.float32(cloth.mean() * 1.3 + 0.008)
+        shade = 1.0 + np.float32(look.cloth_texture) * weave
+        img = np.empty((h, w, 3), np.float32)
+        for c in range(3):
+            img[..., c] = cloth[c] * shade * (1 - wear) + grey * wear
         # markings: lines and spots, chalk-thin
         mark = np.zeros((h, w), np.float32)
         for line in t.lines.values():
@@ -160,20 +165,33 @@ class TopTexture:
         for (sx, sy) in t.spots.values():
             cv2.circle(mark, self._ipt(sx, sy), int(round(6.0 / self.res * 16)), 1.0, -1,
                        cv2.LINE_AA, shift=4)
-        mark = mark[..., None] * 0.8
-        img = img * (1 - mark) + np.asarray(look.markings, np.float32) * mark
+        ys, xs = np.nonzero(mark)
+        if len(xs):
+            a = mark[ys, xs, None] * 0.8
+            img[ys, xs] = img[ys, xs] * (1 - a) + np.asarray(look.markings, np.float32) * a
         # cushions (same cloth, a little darker) and rails (wood with grain)
-        u, v = np.meshgrid(np.arange(w) * self.res + self.x0, np.arange(h) * self.res + self.y0)
-        outside = (u < 0) | (u > t.length) | (v < 0) | (v > t.width)
+        xs = np.arange(w, dtype=np.float32) * self.res + self.x0
+        ys = np.arange(h, dtype=np.float32) * self.res + self.y0
         band = CUSHION_BAND
-        rail = (u < -band) | (u > t.length + band) | (v < -band) | (v > t.width + band)
-        img[outside & ~rail] *= look.cushion_shade
+        out_x, out_y = (xs < 0) | (xs > t.length), (ys < 0) | (ys > t.width)
+        rail_x = (xs < -band) | (xs > t.length + band)
+        rail_y = (ys < -band) | (ys > t.width + band)
+        rail = rail_y[:, None] | rail_x[None, :]
+        cushion = (out_y[:, None] | out_x[None, :]) & ~rail
+        img[cushion] *= np.float32(look.cushion_shade)
+        in_table = (((xs >= -t.rail_width) & (xs <= t.length + t.rail_width))[None, :]
+                    & ((ys >= -t.rail_width) & (ys <= t.width + t.rail_width))[:, None])
+        self.codes[in_table] = REGION_RAIL
+        self.codes[cushion] = REGION_CUSHION
+        self.codes[~(out_y[:, None] | out_x[None, :])] = REGION_CLOTH
+        for (cx, cy), r in pocket_holes(t):
+            u, v = self.px(cx, cy)
+            cv2.circle(self.codes, (int(round(float(u) * 16)), int(round(float(v) * 16))),
+                       int(round(r / self.res * 16)), REGION_HOLE, -1, shift=4)
         streak_x = cv2.resize(smooth_noise(rng, (h, w // 8 + 2), [1.5, 6], [0.6, 0.4]), (w, h))
         streak_y = cv2.resize(smooth_noise(rng, (h // 8 + 2, w), [1.5, 6], [0.6, 0.4]), (w, h))
-        long_rail = (v < -band) | (v > t.width + band)
-        g = np.where(long_rail, streak_x, streak_y)
-        wood = np.asarray(look.wood, np.float32)[None, None, :] * (1 + 0.18 * g[..., None])
-        img = np.where(rail[..., None], wood, img)
+        grain = np.where(rail_y[:, None], streak_x, streak_y)[rail]
+        img[rail] = np.asarray(look.wood, np.float32) * (1 + 0.18 * grain[:, None])
         # diamonds on the rail tops
         for (dx, dy) in t.diamonds:
             horizontal = dy < 0 or dy > t.width
@@ -182,7 +200,7 @@ class TopTexture:
             poly = np.array([self._ipt(x, y) for x, y in pts], np.int32)
             cv2.fillConvexPoly(img, poly, tuple(float(c) for c in look.diamond), cv2.LINE_AA,
                                shift=4)
-        return np.ascontiguousarray(img, np.float32)
+        return img
 
 
 def _floor_texture(table: Table, look: Look, rng: np.random.Generator):
@@ -264,63 +282,52 @@ class StaticScene:
         top = TopTexture(table, look, rng)
         floor_img, fx0, fy0, fres = _floor_texture(table, look, rng)
 
-        L, W = table.length, table.width
-        rw, band = table.rail_width, CUSHION_BAND
         levels = {"rail": table.rail_top_height, "cushion": table.cushion_height,
                   "cloth": 0.0, "floor": -FLOOR_DEPTH}
+        ox, oy, oz = (float(v) for v in origin)
         hits = {}
         for name, z in levels.items():
-            s = (z - origin[2]) / rays[..., 2]
-            hits[name] = (origin[0] + s * rays[..., 0], origin[1] + s * rays[..., 1])
-
-        def region(xy, kind):
-            x, y = xy
-            in_table = (x >= -rw) & (x <= L + rw) & (y >= -rw) & (y <= W + rw)
-            in_inner = (x >= -band) & (x <= L + band) & (y >= -band) & (y <= W + band)
-            in_cloth = (x >= 0) & (x <= L) & (y >= 0) & (y <= W)
-            return {"table": in_table, "rail": in_table & ~in_inner,
-                    "cushion": in_inner & ~in_cloth, "cloth": in_cloth,
-                    "inner": in_inner}[kind]
-
-        def pocket_mask(xy):
-            x, y = xy
-            m = np.zeros(x.shape, bool)
-            for (cx, cy), r in pocket_holes(table):
-                m |= (x - cx) ** 2 + (y - cy) ** 2 <= r * r
-            return m
+            s = (np.float32(z - oz)) / rays[..., 2]
+            hits[name] = (np.float32(ox) + s * rays[..., 0], np.float32(oy) + s * rays[..., 1])
 
         material = np.full((h, w), -1, np.int8)  # 0 top, 1 face, 2 pocket, 3 floor, 4 apron
         map_x = np.zeros((h, w), np.float32)
         map_y = np.zeros((h, w), np.float32)
         hit_z = np.zeros((h, w), np.float32)
-        hit_xy = np.zeros((h, w, 2), np.float32)
-        cloth_xy = np.stack(hits["cloth"], axis=-1).astype(np.float32)
+        hit_x = np.zeros((h, w), np.float32)
+        hit_y = np.zeros((h, w), np.float32)
 
-        def assign(mask, kind, xy, z):
+        def assign(mask, kind, mx, my, xy, z):
             new = mask & (material < 0)
             material[new] = kind
-            u, v = top.px(xy[0][new], xy[1][new])
-            map_x[new], map_y[new] = u, v
+            map_x[new], map_y[new] = mx[new], my[new]
             hit_z[new] = z
-            hit_xy[new] = np.stack([xy[0][new], xy[1][new]], axis=-1)
+            hit_x[new], hit_y[new] = xy[0][new], xy[1][new]
 
+        # what each level's hit point lands on: the region codes of the top texture
+        own = {"rail": (REGION_RAIL,), "cushion": (REGION_CUSHION,), "cloth": (REGION_CLOTH,)}
+        above = {"rail": (), "cushion": (REGION_RAIL,), "cloth": (REGION_RAIL, REGION_CUSHION)}
         for name in ("rail", "cushion", "cloth"):
             xy, z = hits[name], levels[name]
-            pockets = pocket_mask(xy) if table.pockets else np.zeros((h, w), bool)
-            # the pocket openings are holes through every level of the table
-            assign(pockets & region(xy, "table"), 2, xy, z)
-            assign(region(xy, name), 0, xy, z)
-            higher = {"rail": [], "cushion": ["rail"], "cloth": ["rail", "cushion"]}[name]
-            for hi in higher:
-                assign(region(xy, hi), 1, xy, z)
+            mx, my = top.px(*xy)
+            mx, my = mx.astype(np.float32), my.astype(np.float32)
+            code = cv2.remap(top.codes, mx, my, cv2.INTER_NEAREST,
+                             borderMode=cv2.BORDER_CONSTANT, borderValue=REGION_OUTSIDE)
+            assign(code == REGION_HOLE, 2, mx, my, xy, z)  # holes through every level
+            assign(np.isin(code, own[name]), 0, mx, my, xy, z)
+            if above[name]:
+                assign(np.isin(code, above[name]), 1, mx, my, xy, z)
         fxy = hits["floor"]
-        assign(region(fxy, "table"), 4, fxy, -FLOOR_DEPTH)
+        mx, my = (a.astype(np.float32) for a in top.px(*fxy))
+        code = cv2.remap(top.codes, mx, my, cv2.INTER_NEAREST,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=REGION_OUTSIDE)
+        assign(code != REGION_OUTSIDE, 4, mx, my, fxy, -FLOOR_DEPTH)
         new = material < 0
         material[new] = 3
         hit_z[new] = -FLOOR_DEPTH
-        hit_xy[new] = np.stack([fxy[0][new], fxy[1][new]], axis=-1)
+        hit_x[new], hit_y[new] = fxy[0][new], fxy[1][new]
         self.material = material
-        self.cloth_xy = cloth_xy
+        self.cloth_xy = np.stack(hits["cloth"], axis=-1)
         self.cloth_mask = (material == 0) & (hit_z == 0.0)
 
         albedo = cv2.remap(top.image, map_x, map_y, cv2.INTER_LINEAR,
@@ -333,8 +340,9 @@ class StaticScene:
         albedo[material == 4] = np.asarray(look.wood, np.float32) * 0.6
         self.albedo = albedo
 
-        # light: per lamp irradiance of every pixel's surface
-        pts = np.concatenate([hit_xy, hit_z[..., None]], axis=-1).astype(np.float32)
+        # light: per lamp irradiance of every pixel's surface (smooth: computed on every
+        # second pixel and interpolated)
+        pts = np.stack([hit_x[::2, ::2], hit_y[::2, ::2], hit_z[::2, ::2]], axis=-1)
         factor = np.ones((h, w), np.float32)
         factor[(material == 1) | (material == 4)] = FACE_LIGHT
         factor[material == 2] = 0.05
@@ -343,7 +351,8 @@ class StaticScene:
         self.lamp_lux = []  # (h, w) illuminance per lamp
         self.lamp_radiance = []
         for g in self.lamps:
-            E = (illuminance(g, pts) * factor).astype(np.float32)
+            E = cv2.resize(illuminance(g, pts).astype(np.float32), (w, h),
+                           interpolation=cv2.INTER_LINEAR) * factor
             self.lamp_lux.append(E)
             self.lamp_radiance.append(albedo * (E[..., None] * tint))
         amb = np.float32(look.ambient_lux) * np.where(material == 2, 0.05, 1.0).astype(np.float32)
