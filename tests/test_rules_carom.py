@@ -1021,3 +1021,12 @@ def test_simulated_opening_shot(game, tmp_path):
         assert "opening_not_red" in fouls and rows[0]["points"]["A"] == 0
     else:
         assert "opening_not_red" not in fouls
+
+
+def test_a_ball_moved_before_the_first_shot_is_no_foul():
+    s = Stream(OPEN)
+    s.disturbed("red")  # before any shot: the referee is still placing the balls
+    three(s, "white")
+    c = calls(s, "three_cushion")[0]
+    assert c.fouls == [] and c.points["A"] == 1
+    assert any("before the first shot" in r for r in c.reasons)

@@ -569,6 +569,10 @@ class CaromGame:
             shooter = named
         if st.balls is None and self._apply_lag_entry(st, shot, reasons) and not shooters:
             shooter = st.to_play
+        early = [e.ids[0] for e in shot.prelude if e.type == "ball_disturbed"]
+        if early:
+            reasons.append(f"{', '.join(dict.fromkeys(early))} moved before the first shot: "
+                           f"the referee checks the position ({FALLI_THIRD})")
         if st.phase == "over":
             reasons.append("the match is over: shot not counted")
             return st, self._call(st, shot, shooter, struck, {}, [], shooter, [], reasons,
