@@ -57,8 +57,11 @@ class Shot:
 
     @property
     def end(self) -> Event | None:
+        """The shot's own ``shot_end``: the one numbered for it, else the last one (a shot
+        started while balls still moved also holds the previous shot's end)."""
         ends = self.of_type("shot_end")
-        return ends[0] if ends else None
+        own = [e for e in ends if e.shot == self.number]
+        return (own or ends or [None])[-1]
 
     def layout_before(self) -> dict[str, tuple[float, float]]:
         """Every ball on the table at the shot start (``layout`` of shot_start)."""

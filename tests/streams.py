@@ -79,6 +79,11 @@ class Stream:
         """The ball stops on a pocket's jaw (ball_rest with ``hanging``)."""
         return self._add("ball_rest", (ball,), hanging=pocket)
 
+    def at(self, **positions: Point) -> Stream:
+        """Move balls mid-shot (no event), so later events carry where they happened."""
+        self.layout.update(positions)
+        return self
+
     def wait(self, seconds: float) -> Stream:
         self.t += seconds
         return self

@@ -29,12 +29,7 @@ F_WHITE, F_CENTRE, F_CENTRE_ALONE, F_PALLINO_TARGET, F_PALLINO_OWN = 2, 4, 10, 3
 FOUL = 2  # the basic penalty of Art.24.3
 
 
-class PinStream(Stream):
-    """A Stream whose balls can be placed mid-shot, so events carry where they happened."""
-
-    def at(self, **positions: tuple[float, float]) -> PinStream:
-        self.layout.update(positions)
-        return self
+PinStream = Stream  # balls can be placed mid-shot with Stream.at
 
 
 def opening(**moved: tuple[float, float]) -> PinStream:
