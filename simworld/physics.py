@@ -291,14 +291,20 @@ def _cushions(table: Table) -> tuple[list[_Cushion], list[tuple[str, Point]]]:
 
 @dataclass
 class Contact:
-    """A ball-ball contact: velocities just before and after (momentum checks)."""
+    """A ball-ball contact: velocities just before and after (momentum checks).
+
+    ``kind`` is ``impact`` (two balls, restitution along the normal) or ``merge`` (a
+    slow pushing cluster of rolling balls that moves on at its common velocity; ids
+    then lists the whole cluster, the struck pair first).
+    """
 
     t: float
-    ids: tuple[str, str]
-    masses: tuple[float, float]
+    ids: tuple[str, ...]
+    masses: tuple[float, ...]
     normal: Point
-    before: tuple[Point, Point]
-    after: tuple[Point, Point]
+    before: tuple[Point, ...]
+    after: tuple[Point, ...]
+    kind: str = "impact"
 
 
 @dataclass
@@ -581,34 +587,87 @@ class _World:
         if vn <= 0:  # grazing or separating: nothing to exchange
             self.predict(i)
             return
-        rolling = all(self.balls[k].motion.mode in ("roll", "rest") for k in (i, j))
-        if vn < MICRO_CONTACT and rolling:
-            # two rolling balls in slow pushing contact would repeat ever smaller
-            # collisions (their rolling decelerations differ in direction): they move
-            # on together at their common velocity, both rolling. Momentum is kept
-            # exactly and the energy, 0.7 m v^2 per rolling ball, can only fall.
-            M = a.mass + b.mass
-            vc = ((a.mass * va[0] + b.mass * vb[0]) / M, (a.mass * va[1] + b.mass * vb[1]) / M)
-            va2 = vb2 = vc
-            wa = (vc[1] / a.radius, -vc[0] / a.radius, 0.0)
-            wb = (vc[1] / b.radius, -vc[0] / b.radius, 0.0)
-        else:
-            J = (1.0 + E_BALL) * vn / (1.0 / a.mass + 1.0 / b.mass)
-            va2 = (va[0] - J / a.mass * nx, va[1] - J / a.mass * ny)
-            vb2 = (vb[0] + J / b.mass * nx, vb[1] + J / b.mass * ny)
-        mover, other = (i, j) if math.hypot(*va) >= math.hypot(*vb) else (j, i)
-        first, second = self.balls[mover], self.balls[other]
-        key = (min(a.id, b.id), max(a.id, b.id))
-        if vn >= MICRO_CONTACT or self.now - self.last_contact.get(key, -1.0) > 0.05:
-            # a slow pushing contact repeats as micro-collisions: report it once
-            self.emit(self.now, "ball_ball", [first.id, second.id],
-                      speed=math.hypot(*(va if mover == i else vb)))
-        self.last_contact[key] = self.now
+        if vn < MICRO_CONTACT:
+            self._merge(i, j, (nx, ny), vn, va, vb)
+            return
+        J = (1.0 + E_BALL) * vn / (1.0 / a.mass + 1.0 / b.mass)
+        va2 = (va[0] - J / a.mass * nx, va[1] - J / a.mass * ny)
+        vb2 = (vb[0] + J / b.mass * nx, vb[1] + J / b.mass * ny)
+        self._report_contact(i, j, vn, va, vb)
         self.contacts.append(Contact(self.now, (a.id, b.id), (a.mass, b.mass), (nx, ny),
                                      (va, vb), (va2, vb2)))
         a.hanging = b.hanging = None
         self._replan(i, pa, va2, wa)
         self._replan(j, pb, vb2, wb)
+
+    def _report_contact(self, i: int, j: int, vn: float, va: Point, vb: Point) -> None:
+        """Emit ball_ball, the faster ball first; a slow pushing contact only once."""
+        a, b = self.balls[i], self.balls[j]
+        mover, other = (a, b) if math.hypot(*va) >= math.hypot(*vb) else (b, a)
+        key = (min(a.id, b.id), max(a.id, b.id))
+        if vn >= MICRO_CONTACT or self.now - self.last_contact.get(key, -1.0) > 0.05:
+            self.emit(self.now, "ball_ball", [mover.id, other.id],
+                      speed=math.hypot(*(va if mover is a else vb)))
+        self.last_contact[key] = self.now
+
+    def _merge(self, i: int, j: int, normal: Point, vn: float, va: Point, vb: Point) -> None:
+        """Slow pushing contact of rolling balls: the cluster moves on as one.
+
+        Rolling balls pressed together would otherwise repeat ever smaller collisions
+        (their rolling decelerations point along their own velocities). Every rolling
+        or resting ball touching the cluster and closing on it slowly joins it, and the
+        cluster takes its common velocity, every ball rolling: momentum is kept exactly
+        and the energy, 0.7 m v^2 for a rolling ball, can only fall. A sliding ball of
+        the pair first ends its slip (what the cloth does to it within milliseconds).
+        """
+        cluster = [i, j]
+        states = {}
+        for k in cluster:
+            p, v, w = self._state(k)
+            if self.balls[k].motion.mode == "slide":
+                # a sliding ball pressed on by its own spin: end its slip first, as
+                # the cloth would (v -> v - 2/7 u), so the push does not chatter
+                r = self.balls[k].radius
+                ux, uy = v[0] + r * w[1], v[1] - r * w[0]
+                v = (v[0] - 2.0 * ux / 7.0, v[1] - 2.0 * uy / 7.0)
+            states[k] = (p, v, w)
+        grown = True
+        while grown:
+            grown = False
+            for k, o in enumerate(self.balls):
+                if k in states or o.motion.mode not in ("roll", "rest"):
+                    continue
+                pk, vk, wk = self._state(k)
+                for c in cluster:
+                    pc, vc, _ = states[c]
+                    d = math.dist(pk, pc)
+                    if d - o.radius - self.balls[c].radius > 1e-3:
+                        continue
+                    closing = ((vc[0] - vk[0]) * (pk[0] - pc[0])
+                               + (vc[1] - vk[1]) * (pk[1] - pc[1])) / d
+                    if 0.0 <= closing < MICRO_CONTACT:
+                        cluster.append(k)
+                        states[k] = (pk, vk, wk)
+                        grown = True
+                        break
+        mass = sum(self.balls[k].mass for k in cluster)
+        vx = sum(self.balls[k].mass * states[k][1][0] for k in cluster) / mass
+        vy = sum(self.balls[k].mass * states[k][1][1] for k in cluster) / mass
+        self._report_contact(i, j, vn, va, vb)
+        self.contacts.append(Contact(  # before: after any slip ended
+            self.now, tuple(self.balls[k].id for k in cluster),
+            tuple(self.balls[k].mass for k in cluster), normal,
+            tuple(states[k][1] for k in cluster), tuple((vx, vy) for _ in cluster), "merge"))
+        for k in cluster:
+            b = self.balls[k]
+            b.hanging = None
+            b.set(_plan("auto", self.now, states[k][0], (vx, vy),
+                        (vy / b.radius, -vx / b.radius, 0.0), b.radius))
+        for k in cluster:
+            was_moving = states[k][1] != (0.0, 0.0)
+            self.predict(k)
+            if self.balls[k].motion.mode == "rest" and was_moving:
+                self._rested(k)
 
     def _cushion_impulse(self, i: int, nx: float, ny: float, name: str) -> None:
         """Rebound from a cushion whose contact lies in direction n from the centre."""

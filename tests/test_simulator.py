@@ -79,21 +79,26 @@ def test_momentum_conserved_in_every_ball_contact(results, name):
     res = results[name]
     seen: set[tuple[str, float]] = set()
     for c in res.contacts:
-        (m1, m2), n = c.masses, c.normal
-        (v1, v2), (w1, w2) = c.before, c.after
+        vel_before = list(c.before)
+        for axis in range(2):
+            before = sum(m * v[axis] for m, v in zip(c.masses, c.before, strict=True))
+            after = sum(m * v[axis] for m, v in zip(c.masses, c.after, strict=True))
+            assert after == pytest.approx(before, abs=1e-6 * (1 + abs(before)))
+        if c.kind == "merge":  # a slow pushing cluster moves on as one
+            assert all(v == c.after[0] for v in c.after)
+            continue
+        n = c.normal
+        (v1, v2), (w1, w2) = vel_before, c.after
         # the velocities on record are the balls' real motion just before the contact
         # (a ball's first contact at that instant; a rack can chain several at once)
         for ball, v in zip(c.ids, (v1, v2), strict=True):
             if (ball, c.t) not in seen:
                 assert np.allclose(res.velocity(ball, c.t - 1e-9), v, atol=1e-3)
             seen.add((ball, c.t))
-        for axis in range(2):
-            before = m1 * v1[axis] + m2 * v2[axis]
-            after = m1 * w1[axis] + m2 * w2[axis]
-            assert after == pytest.approx(before, abs=1e-6 * (1 + abs(before)))
         approach = (v1[0] - v2[0]) * n[0] + (v1[1] - v2[1]) * n[1]
         recede = (w2[0] - w1[0]) * n[0] + (w2[1] - w1[1]) * n[1]
-        assert approach > 0 and -1e-9 <= recede <= approach * E_BALL + 1e-9
+        assert approach > 0
+        assert recede == pytest.approx(E_BALL * approach, rel=1e-9)
 
 
 def test_unequal_masses_head_on_matches_the_restitution_law():
