@@ -15,6 +15,20 @@ import numpy as np
 WORK_WIDTH = 480  # px: the cloth is segmented on a copy this wide
 
 
+def _srgb_lut() -> np.ndarray:
+    s = np.arange(256) / 255.0
+    lin = np.where(s <= 0.04045, s / 12.92, ((s + 0.055) / 1.055) ** 2.4)
+    return (lin * 255.0 + 0.5).astype(np.float32)
+
+
+_LINEAR = _srgb_lut()  # 8-bit sRGB -> linear light (0.5 .. 255.5)
+
+
+def linear_light(bgr: np.ndarray) -> np.ndarray:
+    """Linear-light values: their chromaticity does not change with the light level."""
+    return _LINEAR[bgr]
+
+
 class CalibrationError(ValueError):
     """The frame cannot be calibrated; the message says why (a user-facing reason)."""
 
@@ -36,7 +50,7 @@ class ClothModel:
         g = f[..., 1] / s - self.mean[1]
         ic = self.inv_cov
         d2 = ic[0, 0] * r * r + 2 * ic[0, 1] * r * g + ic[1, 1] * g * g
-        li = (np.log(s) - self.log_intensity) / max(self.log_intensity_sd * 5.0, 0.6)
+        li = (np.log(s) - self.log_intensity) / max(self.log_intensity_sd * 6.0, 1.0)
         return np.sqrt(d2 + np.maximum(np.abs(li) - 1.0, 0.0) ** 2 * 9.0)
 
     def to_dict(self) -> dict:
@@ -90,14 +104,30 @@ def _fill_holes(mask: np.ndarray, max_frac: float = 1.0) -> np.ndarray:
 
 
 def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
+    """Four corners of a convex outline: a 4-gon approximation, or else the lines of
+    its four longest edges (dark or pocketed corners cut the outline's corners off)."""
     peri = cv2.arcLength(hull, True)
+    area = cv2.contourArea(hull)
     for eps in np.linspace(0.01, 0.12, 23):
         ap = cv2.approxPolyDP(hull, eps * peri, True)
         if len(ap) == 4:
-            return ap.reshape(4, 2).astype(float)
+            q = ap.reshape(4, 2).astype(float)
+            if cv2.contourArea(q.astype(np.float32)) > 0.93 * area:
+                return q
+            break
         if len(ap) < 4:
-            return None
-    return None
+            break
+    ap = cv2.approxPolyDP(hull, 0.008 * peri, True).reshape(-1, 2).astype(float)
+    if len(ap) < 4:
+        return None
+    edges = [(ap[i], ap[(i + 1) % len(ap)]) for i in range(len(ap))]
+    lengths = [np.linalg.norm(b - a) for a, b in edges]
+    keep = sorted(np.argsort(lengths)[-4:])
+    lines = [(edges[i][0], (edges[i][1] - edges[i][0]) / lengths[i]) for i in keep]
+    try:
+        return np.array([_intersect(*lines[i - 1], *lines[i]) for i in range(4)])
+    except np.linalg.LinAlgError:
+        return None
 
 
 def _order_positive(quad: np.ndarray) -> np.ndarray:
@@ -209,6 +239,11 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
         edges_small.append(e[keep])
         lines.append((c, dvec))
     quad = np.array([_intersect(*lines[(i - 1) % 4], *lines[i]) for i in range(4)])
+    q_area = cv2.contourArea(quad.astype(np.float32))
+    h_area = cv2.contourArea(hull)
+    if not 0.85 * h_area < q_area < 1.25 * h_area:
+        raise CalibrationError("no table found: the cloth's outline is not four straight "
+                               "sides (not an overhead view of a table?)")
     full_quad = (quad + 0.5) * scale - 0.5
     edges = [_refine_edges(image, model, (e + 0.5) * scale - 0.5, scale) for e in edges_small]
     return ClothRegion(model=model, quad=full_quad, edges=edges, mask=mask, scale=scale)

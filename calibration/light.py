@@ -24,7 +24,7 @@ from .result import Calibration
 
 MIN_LUX = 520.0  # [000 Tavolo 9]
 CELLS = (20, 10)  # along x, along y
-CELL_QUANTILE = 70  # percentile of cloth pixels in a cell: shadows sit below it
+CELL_QUANTILE = 55  # percentile of cloth pixels in a cell: a shadow on part of it sits below
 CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
 
 
@@ -87,6 +87,7 @@ class LightMeter:
         self.cells = cells
         self.auto_exposure = auto_exposure
         self._baseline: LightReading | None = None
+        self._chroma: np.ndarray | None = None  # the cloth's linear-light chromaticity
         self._levels: list[float] = []
         self._build_sampling()
 
@@ -118,8 +119,17 @@ class LightMeter:
         lum = lin @ np.array([0.0722, 0.7152, 0.2126])  # BGR -> luminance
         lum = lum / np.maximum(1.0 - self.vignette * self._r2, 0.2)
         ok = self._inside & (bgr.max(axis=-1) < 250)  # clipped pixels measure nothing
-        if self.calib.cloth is not None:
-            ok &= self.calib.cloth.distance(bgr) < 3.5
+        # cloth pixels: the cloth's chromaticity in linear light, which a change of the
+        # light level leaves alone (balls, hands, pins and highlights differ)
+        chroma = lin[..., 1:] / (lin.sum(axis=-1, keepdims=True) + 1e-4)
+        if self._chroma is None:
+            seen = chroma[ok & (lum > 0.002)]
+            if not len(seen):
+                raise ValueError("the light meter sees no cloth")
+            self._chroma = np.median(seen, axis=0)
+            self._chroma_tol = max(0.03, 4.0 * 1.4826 * float(
+                np.median(np.abs(seen - self._chroma))))
+        ok &= np.abs(chroma - self._chroma).max(axis=-1) < self._chroma_tol
         vals = np.where(ok, lum, np.nan)
         enough = ok.sum(axis=-1) >= max(5, m // 4)
         with warnings.catch_warnings():

@@ -16,8 +16,8 @@ import numpy as np
 from equipment.tables import Table
 
 from .camera import CameraModel, camera_matrix, look_at
+from .light import srgb_to_linear
 
-SRGB_GAMMA = 2.2
 
 
 @dataclass
@@ -165,14 +165,16 @@ def render_synthetic(table: Table, cam: CameraModel, scene: SyntheticScene | Non
     xy = cam.image_to_table(np.column_stack([gx.ravel(), gy.ravel()]))
     lux = lux_at(lamps, xy).reshape(small[1], small[0])
     lux = cv2.resize(lux.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-    lin = (img.astype(np.float32) / 255.0) ** SRGB_GAMMA
+    lin = srgb_to_linear(img).astype(np.float32)
     # albedo so that the cloth's own colour is what a 1/exposure-lux light shows
     lin *= (lux * sc.exposure)[..., None]
     if sc.vignette:
         yy, xx = np.mgrid[0:h, 0:w]
         r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
         lin *= (1.0 - sc.vignette * r2)[..., None].astype(np.float32)
-    out = np.clip(lin, 0, 1) ** (1 / SRGB_GAMMA) * 255.0
+    lin = np.clip(lin, 0, 1)
+    out = np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * lin ** (1 / 2.4) - 0.055) * 255.0
+    out = out.astype(np.float32)
     out = cv2.GaussianBlur(out, (0, 0), 0.6)
     out += rng.normal(0, sc.noise, out.shape).astype(np.float32)
     out = np.clip(out, 0, 255).astype(np.uint8)
