@@ -604,11 +604,9 @@ def _scenario_calls(name: str, tmp_path, settings: dict | None = None):
 
 def test_simulator_black_on_the_break(tmp_path):  # 6.7
     sim, recs = _scenario_calls("pool51_break_black", tmp_path)
-    first_stroke = [e for e in sim.events if e.type in ("shot_start", "pocket")]
-    n = next(k for k, e in enumerate(first_stroke[1:], 1) if e.type == "shot_start") \
-        if sum(e.type == "shot_start" for e in first_stroke) > 1 else len(first_stroke)
-    assert any(e.type == "pocket" and e.ids[0] == "black" for e in first_stroke[:n])
-    c = recs[0]
+    tr = sim.trajectory
+    assert tr.state_name(tr.n_frames - 1, "black") == "pocketed"  # the situation
+    (c,) = recs
     assert c["fouls"] == [] and c["rerack"] and c["next_player"] == c["player"]
 
 
@@ -620,3 +618,30 @@ def test_stalemate_counts_three_shots_of_each_player():  # 9.9.a
     miss(s, "red_2")  # A's third
     c = calls(s)[-1]
     assert c.player == "A" and c.extra["stalemate"] and c.next_player == "B"
+
+
+def test_simulator_legal_break(tmp_path):  # 6.3
+    sim, recs = _scenario_calls("pool51_break", tmp_path)
+    objects = [b for b in sim.trajectory.ids if b != "cue"]
+    tr = sim.trajectory
+    potted = [b for b in objects if tr.state_name(tr.n_frames - 1, b) == "pocketed"]
+    legal = len(_cushion_balls(sim, objects)) >= 2 or any(b != "black" for b in potted)
+    assert "black" not in potted  # else it is the 6.7 scenario
+    c = recs[0]
+    assert ("6.4" in [f["code"] for f in c["fouls"]]) is (not legal)
+
+
+@pytest.mark.parametrize("name,loses", [("pool51_black_and_cue", True),
+                                        ("pool51_cue_pocketed", False)])
+def test_simulator_cue_ball_potted_scenarios(name, loses, tmp_path):  # 7.1.a, 8.1.b
+    sim, recs = _scenario_calls(name, tmp_path, {"breaking": False})  # mid-frame
+    tr = sim.trajectory
+    down = {b for b in tr.ids if tr.state_name(tr.n_frames - 1, b) == "pocketed"}
+    assert "cue" in down and ("black" in down) is loses
+    (c,) = recs
+    codes = [f["code"] for f in c["fouls"]]
+    assert "7.1.a" in codes and c["next_player"] == "B"
+    if loses:
+        assert "8.1.b" in codes and c["match"]["winner"] == "B"
+    else:
+        assert not c["match"]["over"] and c["free_shot"] and c["cue_ball_in"] == "d"

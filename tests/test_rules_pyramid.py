@@ -668,3 +668,25 @@ def test_ball_hanging_since_an_earlier_stroke_that_falls_later_is_put_back():  #
     c2 = calls(s)[-1]
     assert c2.player == "B" and c2.score == {"A": 0, "B": 0} and not c2.extra.get("replay")
     assert [(r.ball, r.spot) for r in c2.respots] == [("1", "hanging")]
+
+
+def _down_at_end(sim) -> set[str]:
+    """Balls the simulator's trajectory holds as pocketed in the last frame."""
+    tr = sim.trajectory
+    return {b for b in tr.ids if tr.state_name(tr.n_frames - 1, b) == "pocketed"}
+
+
+@pytest.mark.parametrize("name", ["pyramid_pot", "pyramid_cue_pocketed"])
+@pytest.mark.parametrize("game", ["russian_pyramid", "moscow_pyramid"])
+def test_simulator_pot_scenarios(name, game, tmp_path):  # §6, §14 н, Moscow §5
+    sim, recs = _scenario_calls(name, game, tmp_path, {"from_hand": False})  # mid-frame
+    down = _down_at_end(sim)
+    (c,) = recs
+    if "cue" in down and game == "russian_pyramid":
+        assert [f["code"] for f in c["fouls"]] == ["14.н"]
+        assert c["score"]["A"] == 0 and c["next_player"] == "B"
+        assert {r["ball"] for r in c["respots"]} == down - {"cue"}
+    else:
+        assert c["fouls"] == [] and c["score"]["A"] == len(down) > 0
+        assert c["next_player"] == "A"
+    assert c["ball_in_hand"] is ("cue" in down)
