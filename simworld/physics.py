@@ -390,6 +390,7 @@ class _World:
         self.shot_open = False
         self.n_events = 0
         self.last_contact: dict[tuple[str, str], float] = {}
+        self.pins_falling = 0  # pin_chain events still queued
 
     # ------------------------------------------------------------ helpers
     def layout(self) -> dict[str, list[float]]:
@@ -413,8 +414,8 @@ class _World:
                                    tuple((i, self.balls[i].version) for i in balls)))
 
     def moving(self) -> bool:
-        return any(b.motion.mode in ("slide", "roll", "air") for b in self.balls) or any(
-            e[2] == "pin_chain" for e in self.heap)
+        return self.pins_falling > 0 or any(
+            b.motion.mode in ("slide", "roll", "air") for b in self.balls)
 
     # ------------------------------------------------------------ prediction
     def predict(self, i: int) -> None:
@@ -785,12 +786,14 @@ class _World:
             across = abs(dx * uy - dy * ux)
             if 0 < along <= pin.height + other.radius and across <= pin.head_radius + other.radius:
                 other.down = True  # doomed: no ball can knock it again
+                self.pins_falling += 1
                 self.seq += 1
                 heapq.heappush(self.heap, (t + PIN_TOPPLE, self.seq, "pin_chain",
                                            (other.id, pin.id, math.atan2(dy, dx)), ()))
 
     def _on_pin_chain(self, payload: tuple, balls: list[int]) -> None:
         pid, by, angle = payload
+        self.pins_falling -= 1
         pin = next(p for p in self.pins if p.id == pid)
         pin.down = False
         self._knock(pin, by, angle, self.now)

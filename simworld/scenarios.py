@@ -228,10 +228,12 @@ def _build_all() -> dict[str, Scenario]:
         sc = _opening(name)
         out[sc.name] = sc
     for fam, disc in RANDOM_FAMILIES.items():
+        build = _random_builder(disc)
+        layout, actions = build(0)  # shown for seed 0; run_scenario draws from its seed
         out[f"random_{fam}"] = Scenario(
             f"random_{fam}", disc,
             f"random plausible {fam} position and stroke (drawn from the seed)",
-            build=_random_builder(disc))
+            tuple(actions), layout, build=build)
     for sc in _named():
         out[sc.name] = sc
     return out
