@@ -645,3 +645,42 @@ def test_simulator_cue_ball_potted_scenarios(name, loses, tmp_path):  # 7.1.a, 8
         assert "8.1.b" in codes and c["match"]["winner"] == "B"
     else:
         assert not c["match"]["over"] and c["free_shot"] and c["cue_ball_in"] == "d"
+
+
+# Seeds past 5 pot the cue ball with a colour (28), the black alone (71), the black and
+# the cue ball (85), two reds (109), the black and a yellow (137): found by scanning 150.
+@pytest.mark.parametrize("seed", [*range(6), 28, 71, 85, 109, 137])
+def test_random_simulated_shots_against_the_physics(seed):  # 6.8, 7.1, 8.1
+    try:
+        from simworld.scenarios import SCENARIOS, run_scenario
+    except ImportError:
+        pytest.skip("simworld.scenarios is not available")
+    if "random_pool" not in SCENARIOS:
+        pytest.skip("scenario random_pool is not defined")
+    sim = run_scenario("random_pool", seed=seed)
+    tr = sim.trajectory
+    end = {b: tr.state_name(tr.n_frames - 1, b) for b in tr.ids}
+    touched = [c for c in sorted(sim.contacts, key=lambda c: c.t) if "cue" in c.ids]
+    first = None
+    if touched:
+        first = [b for b in touched[0].ids if b != "cue"][0]
+    expected = set()
+    if first is None:
+        expected.add("7.1.c")
+    if first == "black":
+        expected.add("7.1.e")
+    if end["cue"] == "pocketed":
+        expected.add("7.1.a")
+    if "off_table" in end.values():
+        expected.add("7.1.i")
+    if end["black"] == "pocketed":  # the table is open: nobody has cleared a group
+        expected.add("8.1.b" if end["cue"] == "pocketed" else "8.1.a")
+    (c,) = [r for r in adjudicate_stream(sim.events, get_game("pool51"), {"breaking": False})
+            if isinstance(r, ShotCall)]
+    assert {f.code for f in c.fouls} == expected
+    potted = [b for b, s in end.items() if s == "pocketed" and b not in ("cue", "black")]
+    if not expected:
+        assert c.next_player == ("A" if potted else "B")
+        assert bool(c.extra["group"]) is bool(potted)
+    else:
+        assert c.next_player == "B"
