@@ -186,7 +186,7 @@ def _named() -> list[Scenario]:
                   "12": (2600.0, 400.0)}),
         Scenario("pyramid_hanging_late", "russian_pyramid",
                  "a ball hangs on the side pocket's jaw and falls 6 s after the shot "
-                 "ended: it does not count [001 §13]",
+                 "ended: the referee puts it back [001 §13]",
                  (_stroke("cue", HANG_SPEED, aim="5", height=-0.3),
                   {"type": "fall", "ball": "5", "delay": 6.0}), PYRAMID_HANG),
         Scenario("pyramid_hanging_early", "russian_pyramid",
