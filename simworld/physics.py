@@ -1013,14 +1013,13 @@ def _direction(world: _World, act: StrokeAction) -> Point:
 def simulate(discipline: str | Discipline, layout: dict[str, tuple[float, float]],
              actions: list,
              fps: float = 50, seed: int = 0, pins: bool | None = None,
-             meta: dict[str, Any] | None = None, lead: float = 0.5,
-             tail: float = 1.0) -> SimResult:
+             meta: dict[str, Any] | None = None, tail: float = 1.0) -> SimResult:
     """Run ``actions`` from ``layout``; return the trajectory and the events.
 
     ``seed`` is recorded in ``meta`` (the physics has no randomness; random scenes draw
     their layouts and strokes from it). ``pins``: None puts up the castle in the pins
-    games only. The first action starts ``lead`` s after t = 0 (plus its pause) and the
-    clip runs ``tail`` s past the last event.
+    games only. The first action starts at its ``pause`` (default 1 s) after t = 0 and
+    the clip runs ``tail`` s past the last event.
     """
     disc = get_discipline(discipline) if isinstance(discipline, str) else discipline
     if not 25 <= fps <= 60:
@@ -1034,7 +1033,7 @@ def simulate(discipline: str | Discipline, layout: dict[str, tuple[float, float]
     strokes: list[Stroke] = []
     last_stroke = 0.0
     last_end = 0.0
-    quiet = lead - 1.0  # the first stroke's default 1 s pause lands at ``lead``
+    quiet = 0.0
     for k, act in enumerate(parsed):
         where = f"actions[{k}]"
         ball = getattr(act, "ball", None)
