@@ -43,10 +43,11 @@ class Sample:
     camera: dict  # make_camera keyword arguments
     description: str
     fail_lamp: tuple[int, float] | None = None  # lamp index, time (s) it goes off
+    actions: tuple[dict, ...] = ()  # with ``scenario`` a discipline: simulate this stroke
 
 
-CLUB = Look(crf=28)
-BROADCAST = Look(cloth="tournament_blue", graphics=True, lamps=Look().lamps, crf=28,
+CLUB = Look(crf=21)
+BROADCAST = Look(cloth="tournament_blue", graphics=True, lamps=Look().lamps, crf=21,
                  other_tables=0, people=5, dotted_yellow=True, vignette=0.05)
 
 SAMPLES = (
@@ -55,15 +56,14 @@ SAMPLES = (
            "three-cushion: a valid point, club camera almost overhead"),
     Sample("missed_carom", "missed_carom", 1, BROADCAST,
            dict(tilt_deg=14, azimuth_deg=260, roll_deg=-1.5, hfov_deg=58, k1=-0.05, k2=0.0),
-           "three-cushion: the carom is missed; broadcast look with score bar, dotted white"),
-    Sample("goriziana_pins_foul", "goriziana_indirect", 2,
+           "free game: the carom is missed; broadcast look with score bar, dotted white"),
+    Sample("goriziana_pins_foul", "goriziana", 2,
            replace(CLUB, cloth="grey", lamp_tint=(1.08, 1.0, 0.82), cloth_wear=0.5),
            dict(tilt_deg=9, azimuth_deg=180, roll_deg=1.0, hfov_deg=66, k1=-0.14, k2=0.02),
-           "Goriziana (9 pins): pins go down; see the events for the call"),
-    Sample("pallino_first", "pallino_first", 3, replace(CLUB, cloth="green", gain=2.0,
-                                                        exposure=1 / 500),
-           dict(tilt_deg=3, azimuth_deg=30, roll_deg=-2, hfov_deg=70, k1=-0.2, k2=0.03),
-           "Italian pins: the pallino is hit first (a foul in Goriziana)"),
+           "Goriziana (9 pins) from the opening: the player's ball knocks pins before the "
+           "opponent's ball, a foul [002 Art. 24.3.d]; more pins go down",
+           actions=({"type": "stroke", "ball": "white", "speed": 4000.0, "aim": "yellow",
+                     "offset": 35.0, "height": 0.0},)),
     Sample("pyramid_pot", "pyramid_pot", 4, replace(CLUB, cloth="green", wood=(0.05, 0.02, 0.01)),
            dict(tilt_deg=11, azimuth_deg=95, roll_deg=0.0, hfov_deg=64, k1=-0.1, k2=0.01),
            "Russian pyramid: a ball is potted"),
@@ -89,9 +89,16 @@ def trim(traj: Trajectory, seconds: float) -> Trajectory:
 
 
 def make(sample: Sample, out: Path) -> dict:
-    from simworld.scenarios import run_scenario
+    if sample.actions:
+        from simworld.physics import simulate
+        from simworld.scenes import opening_layout
 
-    result = run_scenario(sample.scenario, fps=50, seed=sample.seed)
+        result = simulate(sample.scenario, opening_layout(sample.scenario),
+                          [dict(a) for a in sample.actions], fps=50, seed=sample.seed)
+    else:
+        from simworld.scenarios import run_scenario
+
+        result = run_scenario(sample.scenario, fps=50, seed=sample.seed)
     traj = trim(result.trajectory, MAX_SECONDS)
     traj.meta = {**traj.meta, "scenario": sample.scenario, "seed": sample.seed,
                  "description": sample.description}
@@ -109,6 +116,8 @@ def make(sample: Sample, out: Path) -> dict:
     truth_path = render_video(traj, base.with_suffix(".mp4"), camera=camera, look=look,
                               seed=sample.seed, fps=FPS)
     truth = json.loads(truth_path.read_text())
+    for suffix in (".trajectory.json", ".events.jsonl"):
+        base.with_suffix(suffix).chmod(0o644)
     info = {"name": sample.name, "seconds": round(truth["n_frames"] / FPS, 2),
             "mp4_kb": round(base.with_suffix(".mp4").stat().st_size / 1024),
             "truth_kb": round(truth_path.stat().st_size / 1024),
@@ -215,7 +224,23 @@ def main() -> int:
             continue
         info = make(sample, out)
         print(json.dumps(info), flush=True)
+    write_readme(out)
     return 0
+
+
+def write_readme(out: Path) -> None:
+    lines = ["# Sample videos", "",
+             "Made by `python scripts/make_samples.py` (fixed seeds: rerunning it gives the "
+             "same clips). Each clip `NAME` comes with `NAME.truth.json` (the renderer's "
+             "truth, docs/renderer.md), `NAME.trajectory.json` (the simulator's trajectory, "
+             "docs/trajectory.md) and `NAME.events.jsonl` (the simulator's events, "
+             "docs/events.md). 1280x720, 25 fps, H.264.", "",
+             "| clip | simulated | what it shows |", "|---|---|---|"]
+    for s in SAMPLES:
+        source = f"`{s.scenario}` scenario" if not s.actions else f"`{s.scenario}` opening shot"
+        lines.append(f"| [{s.name}.mp4]({s.name}.mp4) | {source}, seed {s.seed} | "
+                     f"{s.description} |")
+    (out / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
