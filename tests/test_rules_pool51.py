@@ -684,3 +684,15 @@ def test_random_simulated_shots_against_the_physics(seed):  # 6.8, 7.1, 8.1
         assert bool(c.extra["group"]) is bool(potted)
     else:
         assert c.next_player == "B"
+
+
+def test_shot_before_a_ball_was_respotted_is_a_foul():  # 7.1.n
+    s = legal_break_red(Stream(rack()))
+    s.shot("cue").hit("cue", "red_2").off_table("red_2").end()  # A: 7.1.i, red_2 to respot
+    s.shot("cue").hit("cue", "yellow_1").end()  # B shoots at once: red_2 is not back
+    assert [f.code for f in calls(s)[-1].fouls] == ["7.1.n"]
+    s = legal_break_red(Stream(rack()))
+    s.shot("cue").hit("cue", "red_2").off_table("red_2").end()
+    s.layout["red_2"] = BLACK_SPOT  # the referee puts it back first
+    s.shot("cue").hit("cue", "yellow_1").end()
+    assert calls(s)[-1].fouls == []

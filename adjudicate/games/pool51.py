@@ -53,7 +53,7 @@ FOULS: dict[str, FoulRule] = {r.code: r for r in (
     _rule("7.1.k", "shot out of turn", observable=False),
     _rule("7.1.l", "shot before the balls stopped"),
     _rule("7.1.m", "shot before the balls dropped", observable=False),
-    _rule("7.1.n", "shot before a ball was respotted", observable=False),
+    _rule("7.1.n", "shot before a ball was respotted on the black spot"),
     _rule("7.1.o", "cue ball struck with a part of the cue other than the tip",
           observable=False),
     _rule("7.1.p", "cue ball struck more than once", observable=False),
@@ -99,6 +99,7 @@ class Pool51State:
     groups: dict[str, str] = field(default_factory=dict)  # player -> red | yellow
     down: list[str] = field(default_factory=list)  # object balls potted this frame
     free_shot: bool = False
+    to_respot: list[str] = field(default_factory=list)  # balls the referee must put back
     cue_ball_in: str | None = None  # "d" (must) or "d_or_in_place" (may)
     declare_by: str | None = None  # who must declare a group to the referee
     prev_ended: bool = True
@@ -248,6 +249,10 @@ class Pool51Game:
                            "referee to check")
         if not st.prev_ended:
             call_foul("7.1.l", "shot before the balls stopped")
+        missing = [b for b in st.to_respot if before and b not in before]
+        if missing:
+            call_foul("7.1.n", f"shot before {', '.join(missing)} was respotted")
+        st.to_respot = []
         st.prev_ended = shot.end is not None
         if struck != "cue":
             call_foul("not_cue", f"ball {struck} struck instead of the cue ball")
@@ -385,6 +390,7 @@ class Pool51Game:
             return self._replay_frame(st, shot, player, struck, fouls, reasons, extra,
                                       stale)
         st.turn = next_player
+        st.to_respot = [r.ball for r in respots]
         points = self._points(st, down_now)
         return st, self._call(st, shot, player, struck, points, fouls, next_player,
                               respots, reasons, extra)
@@ -467,6 +473,7 @@ class Pool51Game:
         st.rebreak = False
         self._apply_group_entries(st, shot, reasons)
         st.turn = next_player
+        st.to_respot = [r.ball for r in respots]
         st.quiet, st.quiet_since, st.quiet_layout = {}, None, {}
         points = self._points(st, down_now)
         return st, self._call(st, shot, player, struck, points, fouls, next_player, respots,
