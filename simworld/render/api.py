@@ -9,6 +9,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from equipment import Discipline, get_discipline
@@ -111,7 +112,11 @@ def render_still(discipline: str | Discipline, layout: dict[str, tuple[float, fl
         elif pin.id in standing:
             poses.append(ObjectPose(pin.id, "pin", "standing", True,
                                     lambda _t: (np.zeros(3), _identity()), pin.position))
-    return r.render(0, 0.0, poses)
+    image, truth = r.render(0, 0.0, poses)
+    if look.jpeg_quality is not None:
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality)])
+        image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return image, truth
 
 
 # ---------------------------------------------------------------------- video

@@ -93,9 +93,12 @@ class Look:
     read_noise: float = 6.0  # electrons RMS
     noise: bool = True
     vignette: float = 0.08  # relative fall-off at the frame corners
+    lens_blur: float = 0.5  # px, Gaussian sigma of the lens/focus softness
     motion_blur: bool = True
     dotted_yellow: bool = False  # the opponent's ball drawn as a white with two dots
     ball_shine: float = 1.0  # strength of the specular highlights
+    ball_age: float = 0.0  # 0..1: older balls are duller and yellower
+    chalk_marks: int = 12  # blue chalk smudges on the cloth
     player: bool = True  # arm and cue around each stroke
     sleeve: tuple[float, float, float] = (0.03, 0.03, 0.035)  # shirt of the player
     skin: tuple[float, float, float] = (0.45, 0.28, 0.20)
@@ -103,6 +106,7 @@ class Look:
     cue_butt: tuple[float, float, float] = (0.06, 0.03, 0.02)
     graphics: bool = False  # broadcast score bar and logo
     crf: int = 23  # H.264 quality (lower is better)
+    jpeg_quality: int | None = None  # stills: pass through JPEG at this quality
 
     @classmethod
     def default(cls) -> Look:
@@ -184,6 +188,9 @@ def random_look(seed: int) -> Look:
         motion_blur=True,
         dotted_yellow=bool(rng.random() < 0.5),
         ball_shine=float(rng.uniform(0.4, 1.5)),
+        ball_age=float(rng.uniform(0.0, 0.6)) if rng.random() < 0.4 else 0.0,
+        chalk_marks=int(rng.integers(0, 40)),
+        lens_blur=float(rng.uniform(0.0, 1.3)),
         player=bool(rng.random() < 0.85),
         sleeve=tuple(float(v) for v in rng.uniform(0.01, 0.5, 3)),
         skin=tuple(float(v) for v in np.array([0.45, 0.28, 0.20]) * rng.uniform(0.2, 1.4)),
@@ -191,6 +198,7 @@ def random_look(seed: int) -> Look:
         cue_butt=tuple(float(v) for v in rng.uniform(0.01, 0.2, 3)),
         graphics=bool(rng.random() < 0.35),
         crf=int(rng.integers(18, 30)),
+        jpeg_quality=int(rng.integers(35, 96)) if rng.random() < 0.7 else None,
     )
 
 

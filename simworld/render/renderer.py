@@ -19,7 +19,7 @@ from equipment import Discipline
 
 from .camera import Camera
 from .look import Look
-from .occluders import broadcast_graphics, draw_capsules, player_capsules
+from .occluders import Capsule, broadcast_graphics, draw_capsules, player_capsules
 from .scene import StaticScene, illuminance, lux_grid
 from .sprites import (
     BallPainter,
@@ -165,6 +165,58 @@ class ClipRenderer:
             self._sprite_cache[key] = (patch, shadows)
         return patch, shadows
 
+    def _player_shadows(self, img: np.ndarray, caps: list, weights: tuple[float, ...]) -> None:
+        """Darken the cloth where the player and the cue hide each lamp.
+
+        Each capsule is projected from the lamp onto the cloth; the penumbra grows with
+        the lamp's size and the height of what casts the shadow (cue low and sharp,
+        arms and body high and soft).
+        """
+        scene, cam = self.scene, self.camera
+        w, h = cam.size
+        centre = np.array([[self.table.length / 2, self.table.width / 2, 0.0]])
+        mm_per_px = float(cam.to_camera(centre)[0, 2] / cam.K[0, 0])
+        for i, (g, wgt) in enumerate(zip(scene.lamps, weights, strict=True)):
+            if not wgt:
+                continue
+            lz = g.centre[2]
+            groups: dict[bool, list] = {True: [], False: []}
+            for c in caps:
+                if max(c.a[2], c.b[2]) > lz - 80:
+                    continue
+                ends = []
+                for p, r in ((c.a, c.ra), (c.b, c.rb)):
+                    k = lz / (lz - p[2])
+                    q = g.centre + (p - g.centre) * k
+                    q[2] = 0.0
+                    ends.append((q, r * k))
+                (a, ra), (b, rb) = ends
+                height = 0.5 * (c.a[2] + c.b[2])
+                groups[height < 150].append((Capsule(a, b, ra, rb, (0.0, 0.0, 0.0)), height))
+            for items in groups.values():
+                if not items:
+                    continue
+                drawn = draw_capsules(cam, [c for c, _ in items], np.zeros(len(items)),
+                                      np.zeros(3, np.float32))
+                if drawn is None:
+                    continue
+                x0, y0, _, alpha = drawn
+                hgt = float(np.median([z for _, z in items]))
+                sigma = min(0.5 * max(g.size, 20.0) * hgt / (lz - hgt) / mm_per_px, 25.0)
+                pad = int(3 * sigma) + 1 if sigma > 0.3 else 0
+                if pad:
+                    alpha = cv2.GaussianBlur(cv2.copyMakeBorder(
+                        alpha, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0), (0, 0), sigma)
+                    x0, y0 = x0 - pad, y0 - pad
+                xa, ya = max(0, x0), max(0, y0)
+                xb, yb = min(w, x0 + alpha.shape[1]), min(h, y0 + alpha.shape[0])
+                if xb <= xa or yb <= ya:
+                    continue
+                a = alpha[ya - y0:yb - y0, xa - x0:xb - x0]
+                win = (slice(ya, yb), slice(xa, xb))
+                occ = a * scene.cloth_mask[win] * np.float32(wgt * 0.9)
+                img[win] -= occ[..., None] * scene.lamp_radiance[i][win]
+
     def render(self, frame: int, t: float, poses: list[ObjectPose],
                strokes: list[ActiveStroke] = ()) -> tuple[np.ndarray, FrameTruth]:
         """One frame: BGR uint8 image and its truth."""
@@ -172,6 +224,12 @@ class ClipRenderer:
         w, h = cam.size
         weights = self.lamp_weights(t)
         img = scene.radiance(weights).copy()
+        caps = []
+        for s in strokes:
+            caps += player_capsules(s.stroke, t, s.ball_xy, s.ball_radius, look.skin,
+                                    look.sleeve, look.cue_wood, look.cue_butt)
+        if caps:
+            self._player_shadows(img, caps, weights)
         patches: dict[str, Patch] = {}
         depth: dict[str, float] = {}
         centres: dict[str, np.ndarray] = {}
@@ -196,10 +254,6 @@ class ClipRenderer:
             img[win] = img[win] * (1 - p.alpha[..., None]) + p.colour
         cover = np.zeros((h, w), np.float32)
         occluders = []
-        caps = []
-        for s in strokes:
-            caps += player_capsules(s.stroke, t, s.ball_xy, s.ball_radius, look.skin,
-                                    look.sleeve, look.cue_wood, look.cue_butt)
         drawn = None
         if caps:
             mids = np.array([(c.a + c.b) / 2 for c in caps])
@@ -268,6 +322,8 @@ class ClipRenderer:
                 self.exposure = float(np.clip(self.exposure, 1 / 8000, 1 / 25))
                 self._ae_started = True
         scale = look.sensitivity * self.exposure * look.gain
+        if look.lens_blur > 0.05:
+            radiance = cv2.GaussianBlur(radiance, (0, 0), look.lens_blur)
         lin = cv2.multiply(radiance, self.vignette3, scale=scale)
         if look.noise:
             per_e = look.gain / look.full_well  # linear value of one electron

@@ -37,6 +37,7 @@ class LampGeometry:
     points: np.ndarray  # (n, 3)
     intensities: np.ndarray  # (n,)
     centre: np.ndarray  # (3,)
+    size: float = 0.0  # mm, side of the emitting square
 
 
 def lamp_geometry(lamp: Lamp, table: Table) -> LampGeometry:
@@ -49,7 +50,7 @@ def lamp_geometry(lamp: Lamp, table: Table) -> LampGeometry:
         gx, gy = np.meshgrid(offs * lamp.size, offs * lamp.size)
         pts = np.column_stack([centre[0] + gx.ravel(), centre[1] + gy.ravel(),
                                np.full(k * k, lamp.height)])
-    return LampGeometry(pts, np.full(len(pts), lamp.intensity / len(pts)), centre)
+    return LampGeometry(pts, np.full(len(pts), lamp.intensity / len(pts)), centre, lamp.size)
 
 
 def illuminance(geom: LampGeometry, points: np.ndarray) -> np.ndarray:
@@ -156,6 +157,26 @@ class TopTexture:
         img = np.empty((h, w, 3), np.float32)
         for c in range(3):
             img[..., c] = cloth[c] * shade * (1 - wear) + grey * wear
+        # blue chalk smudges, mostly near the cushions where players chalk and play
+        for _ in range(look.chalk_marks):
+            near = rng.random() < 0.7
+            cx = rng.uniform(0, t.length)
+            cy = rng.choice([rng.uniform(0, 150), rng.uniform(t.width - 150, t.width)]) \
+                if near else rng.uniform(0, t.width)
+            if rng.random() < 0.5:
+                cx, cy = (rng.choice([rng.uniform(0, 150), rng.uniform(t.length - 150, t.length)]),
+                          rng.uniform(0, t.width)) if near else (cx, cy)
+            u, v = self.px(cx, cy)
+            r = rng.uniform(2.0, 9.0) / self.res
+            a = float(rng.uniform(0.15, 0.5))
+            x0, y0 = int(u - 2 * r - 2), int(v - 2 * r - 2)
+            x1, y1 = int(u + 2 * r + 3), int(v + 2 * r + 3)
+            if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+                continue
+            yy, xx = np.mgrid[y0:y1, x0:x1]
+            blob = a * np.exp(-((xx - u) ** 2 + (yy - v) ** 2) / (2 * r * r))[..., None]
+            chalk = np.array([0.05, 0.18, 0.45], np.float32)
+            img[y0:y1, x0:x1] = img[y0:y1, x0:x1] * (1 - blob) + chalk * blob
         # markings: lines and spots, chalk-thin
         mark = np.zeros((h, w), np.float32)
         for line in t.lines.values():

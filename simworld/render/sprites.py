@@ -18,7 +18,7 @@ from equipment import BallSpec
 from .look import BALL_COLOURS, Look
 from .scene import StaticScene
 
-SPECULAR_POWER = 120.0
+SPECULAR_POWER = 400.0  # a point lamp on a polished ball; larger lamps spread it
 # A pin as a union of spheres along its axis: (distance from the base, radius) mm
 # [assumed: 25 mm pin, 7 mm base, 10 mm head, see equipment.tables.PinSpec]
 PIN_PROFILE = ((3.5, 3.5), (7.5, 4.3), (11.0, 4.0), (14.5, 3.0), (20.0, 5.0))
@@ -60,7 +60,10 @@ class BallPainter:
         if spec.colour == "yellow" and look.dotted_yellow and marking == "" and \
                 spec.id == "yellow":
             colour, marking = "white", "dots"
-        self.base = np.asarray(BALL_COLOURS.get(colour, (0.5, 0.5, 0.5)), np.float32)
+        base = np.asarray(BALL_COLOURS.get(colour, (0.5, 0.5, 0.5)), np.float32)
+        age = np.float32(look.ball_age)  # old phenolic: yellower, a little darker
+        yellowing = 1 - 0.25 * age * np.array([0.0, 0.25, 1.0], np.float32)
+        self.base = base * yellowing * (1 - 0.1 * age)
         self.marking = marking
         self.digit = _digit_texture(str(spec.number)) if spec.number is not None else None
 
@@ -143,11 +146,13 @@ def _shade(scene: StaticScene, p: np.ndarray, n: np.ndarray, rays: np.ndarray,
         hx, hy, hz = lx - vx, ly - vy, lz - vz
         hn = 1 / np.sqrt(hx * hx + hy * hy + hz * hz)
         cos_h = np.maximum((nx * hx + ny * hy + nz * hz) * hn, 0)
-        spec += e_normal * cos_h ** SPECULAR_POWER
+        power = SPECULAR_POWER / (1.0 + g.size / 80.0)
+        spec += e_normal * np.float32(1 + power / 120.0) * cos_h ** np.float32(power)
         lux_cloth += wgt * g.intensities.sum() / (g.centre[2] * 1e-3) ** 2
     bounce = np.float32(0.5 * lux_cloth * float(look.cloth_rgb().mean())) * \
         np.clip(-n[..., 2], 0, None)
-    radiance = albedo * (diffuse + bounce)[..., None] + (np.float32(1.6 * shine) * spec)[..., None]
+    shine = shine * (1.0 - 0.6 * look.ball_age)
+    radiance = albedo * (diffuse + bounce)[..., None] + (np.float32(0.8 * shine) * spec)[..., None]
     return radiance * tint
 
 
