@@ -368,6 +368,8 @@ class _World:
         self.disc = disc
         self.table = disc.table
         self.cushions, self.jaws = _cushions(self.table)
+        L, W = self.table.length, self.table.width
+        self.nose_lines = ((0, 0.0, 1.0), (0, L, -1.0), (1, 0.0, 1.0), (1, W, -1.0))
         self.balls: list[_Ball] = []
         for spec in disc.balls:
             if spec.id in layout:
@@ -452,6 +454,15 @@ class _World:
                 s = self._point_time(px - cx, py - cy, vx, vy, ax, ay, pk.drop_radius, h)
                 if s is not None:
                     self.push(now + s, "pocket", (k,), [i])
+            if self.table.pockets:
+                # a centre that crosses a nose line is over a pocket's hole: the
+                # cushions stop the ball everywhere else
+                for k, (axis, value, inward) in enumerate(self.nose_lines):
+                    g0, gv, ga = (px, vx, ax) if axis == 0 else (py, vy, ay)
+                    s = _first_entry(0.0, 0.0, 0.5 * ga * inward, gv * inward,
+                                     (g0 - value) * inward, h, -1.0)
+                    if s is not None:
+                        self.push(now + s, "mouth", (k,), [i])
             for k, pin in enumerate(self.pins):
                 if pin.down:
                     continue
@@ -716,6 +727,11 @@ class _World:
 
     def _on_pocket(self, payload: tuple, balls: list[int]) -> None:
         self._drop(balls[0], self.table.pockets[payload[0]].name)
+
+    def _on_mouth(self, payload: tuple, balls: list[int]) -> None:
+        p = self.balls[balls[0]].motion.pos(self.now)
+        nearest = min(self.table.pockets, key=lambda pk: math.dist(p, pk.centre))
+        self._drop(balls[0], nearest.name)
 
     def _drop(self, i: int, pocket: str) -> None:
         b = self.balls[i]

@@ -59,6 +59,42 @@ def test_no_interpenetration_on_a_fine_grid(results, name):
         assert gap.min() > -0.01, f"{a} and {c} overlap by {-gap.min():.4f} mm"
 
 
+def _escapes(res, times):
+    """Balls on the table whose centre leaves the cloth away from every pocket mouth."""
+    table = get_discipline(res.trajectory.discipline).table
+    out = []
+    for ball, r in res.radii.items():
+        pos, on = res.sample(ball, times)
+        p = pos[on]
+        beyond = ((p[:, 0] < r - 0.01) | (p[:, 0] > table.length - r + 0.01)
+                  | (p[:, 1] < r - 0.01) | (p[:, 1] > table.width - r + 0.01))
+        for q in p[beyond]:
+            if all(math.dist(q, pk.centre) > pk.drop_radius + 2 * r for pk in table.pockets):
+                out.append((ball, tuple(q)))
+    return out
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_balls_stay_on_the_cloth_unless_pocketed_or_off(results, name):
+    res = results[name]
+    assert not _escapes(res, np.arange(0.0, res.end_time, 0.002))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", ["carom", "pins", "pyramid", "pool"])
+def test_many_random_scenes_keep_the_laws(family):
+    """On demand (`pytest -m slow`): 60 seeds per family, the same invariants."""
+    for seed in range(60):
+        res = run_scenario(f"random_{family}", seed=seed)
+        times = np.arange(0.0, res.end_time, 0.002)
+        assert not _escapes(res, times), seed
+        for a, c, (pa, on_a), (pc, on_c) in _on_table_pairs(res, times):
+            both = on_a & on_c
+            if both.any():
+                gap = np.hypot(*(pa[both] - pc[both]).T) - res.radii[a] - res.radii[c]
+                assert gap.min() > -0.01, (seed, a, c)
+
+
 @pytest.mark.parametrize("name", ALL)
 def test_kinetic_energy_never_rises_between_strokes(results, name):
     res = results[name]
