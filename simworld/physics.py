@@ -79,7 +79,6 @@ def _first_entry(c4: float, c3: float, c2: float, c1: float, c0: float, h: float
         # resting or separating contact: the next entry is where f falls ``touch``
         # below its present value (a contact deeper by about a micrometre)
         c0 = touch
-    touching = False
 
     def f(s: float) -> float:
         return (((c4 * s + c3) * s + c2) * s + c1) * s + c0
@@ -96,14 +95,10 @@ def _first_entry(c4: float, c3: float, c2: float, c1: float, c0: float, h: float
         if 0.0 < x < h:
             cuts.append(x)
     cuts.append(h)
-    a = 0.0
-    fa = math.inf if touching else c0  # touching and separating counts as outside
+    a, fa = 0.0, c0
     for b in cuts[1:]:
         fb = f(b)
         if fb <= 0.0 < fa:
-            if a == 0.0 and touching:  # still in contact, never left: no new entry
-                fa, a = fb, b
-                continue
             return brentq(f, a, b, xtol=1e-13, rtol=4 * np.finfo(float).eps)
         fa, a = fb, b
     return None
@@ -130,6 +125,7 @@ class Motion:
     dwy: float = 0.0
     t_end: float = math.inf  # slide -> roll, roll -> rest, air -> landed
     vz: float = 0.0  # air: vertical speed at t0 (z up)
+    t_exit: float = math.inf  # air: the centre passes the rail's outer edge
 
     def pos(self, t: float) -> Point:
         s = min(t, self.t_end) - self.t0
@@ -154,19 +150,8 @@ class Motion:
             return (self.wx, self.wy, self.wz)
         return (0.0, 0.0, 0.0)
 
-    def height(self, t: float) -> float:
-        if self.mode != "air" and self.mode != "off":
-            return 0.0
-        if self.mode == "off":
-            return -FLOOR_DROP if self.vz == 0.0 else self._z(self.t_end)
-        return self._z(min(t, self.t_end))
 
-    def _z(self, t: float) -> float:
-        s = t - self.t0
-        return max(-FLOOR_DROP, self.vz * s - 0.5 * G * s * s)
-
-
-def _plan(mode: str, t0: float, p: Point, v: Point, w: tuple[float, float, float],
+def _plan(t0: float, p: Point, v: Point, w: tuple[float, float, float],
           radius: float) -> Motion:
     """The motion that follows a state: sliding, rolling or resting."""
     vx, vy = v
@@ -179,13 +164,12 @@ def _plan(mode: str, t0: float, p: Point, v: Point, w: tuple[float, float, float
         # phase at once, as friction would: v -> v - 2/7 u [du/dt = 7/2 dv/dt]
         vx, vy = vx - 2.0 * ux / 7.0, vy - 2.0 * uy / 7.0
         speed, u = math.hypot(vx, vy), 0.0
-    if mode == "slide" or u > 1e-6:
-        if u > 1e-6:
-            hx, hy = ux / u, uy / u
-            k = 5.0 * MU_SLIDE * G / (2.0 * radius)
-            return Motion("slide", t0, p[0], p[1], vx, vy, -MU_SLIDE * G * hx,
-                          -MU_SLIDE * G * hy, wx, wy, wz, k * hy, -k * hx,
-                          t0 + 2.0 * u / (7.0 * MU_SLIDE * G))
+    if u > 1e-6:
+        hx, hy = ux / u, uy / u
+        k = 5.0 * MU_SLIDE * G / (2.0 * radius)
+        return Motion("slide", t0, p[0], p[1], vx, vy, -MU_SLIDE * G * hx,
+                      -MU_SLIDE * G * hy, wx, wy, wz, k * hy, -k * hx,
+                      t0 + 2.0 * u / (7.0 * MU_SLIDE * G))
     if speed > 1e-6:
         a = MU_ROLL * G
         return Motion("roll", t0, p[0], p[1], vx, vy, -a * vx / speed, -a * vy / speed,
@@ -222,12 +206,6 @@ class _Ball:
             self.log.append(m)
         self.motion = m
         self.version += 1
-
-    def energy(self, t: float) -> float:
-        vx, vy = self.motion.vel(t)
-        wx, wy, wz = self.motion.spin(t, self.radius)
-        return 0.5 * self.mass * (vx * vx + vy * vy) + 0.5 * self.inertia * (
-            wx * wx + wy * wy + wz * wz)
 
 
 @dataclass
@@ -427,9 +405,8 @@ class _World:
         now = self.now
         if m.mode == "air":
             self.push(m.t_end, "land", (), [i])
-            exit_t = getattr(m, "exit_t", None)
-            if exit_t is not None and exit_t > now:
-                self.push(exit_t, "exit", (), [i])
+            if m.t_exit > now:
+                self.push(m.t_exit, "exit", (), [i])
             return
         if m.mode in ("pocketed", "off"):
             return
@@ -556,7 +533,7 @@ class _World:
 
     def _replan(self, i: int, p: Point, v: Point, w: tuple[float, float, float]) -> None:
         b = self.balls[i]
-        m = _plan("auto", self.now, p, v, w, b.radius)
+        m = _plan(self.now, p, v, w, b.radius)
         was_moving = b.motion.mode in ("slide", "roll")
         self.rebase(i, m)
         if m.mode == "rest" and was_moving:
@@ -673,7 +650,7 @@ class _World:
         for k in cluster:
             b = self.balls[k]
             b.hanging = None
-            b.set(_plan("auto", self.now, states[k][0], (vx, vy),
+            b.set(_plan(self.now, states[k][0], (vx, vy),
                         (vy / b.radius, -vx / b.radius, 0.0), b.radius))
         for k in cluster:
             was_moving = states[k][1] != (0.0, 0.0)
@@ -753,7 +730,7 @@ class _World:
         m = Motion("air", self.now, p[0], p[1], vx, vy, 0.0, 0.0, *w, t_end=t_land,
                    vz=JUMP_VZ)
         beyond = self.table.rail_width + self.balls[i].radius  # centre past the rail
-        m.exit_t = self.now + beyond / vn  # type: ignore[attr-defined]
+        m.t_exit = self.now + beyond / vn
         self.rebase(i, m)
 
     def _on_exit(self, payload: tuple, balls: list[int]) -> None:
