@@ -203,6 +203,30 @@ def test_rolling_ball_stops_after_v2_over_2a():
     assert travelled == pytest.approx(speed ** 2 / (2 * MU_ROLL * G), rel=1e-6)
 
 
+def test_cushion_rebound_obeys_restitution_and_coulomb_friction():
+    """Normal speed -> -e_c vn; the cushion's friction slows the slide along it by at
+    most mu_c (1 + e_c) vn (Coulomb); running english (side toward the direction of
+    travel along the cushion) keeps more of it, reverse english less."""
+    from simworld.physics import E_CUSHION, MU_CUSHION
+
+    layout = {"white": (2000.0, 500.0), "red": (300.0, 300.0), "yellow": (300.0, 1100.0)}
+    out = {}
+    for side in (0.0, 0.4, -0.4):
+        res = simulate("free_game", layout, [{"type": "stroke", "ball": "white",
+                                              "direction": [0.8, 0.6], "speed": 1500.0,
+                                              "height": 0.4, "side": side}])
+        hit = next(e for e in res.events if e.type == "ball_cushion")
+        assert hit.cushion == "foot"
+        before = res.velocity("white", hit.t - 1e-9)
+        after = res.velocity("white", hit.t + 1e-9)
+        assert after[0] == pytest.approx(-E_CUSHION * before[0], rel=1e-6)
+        assert abs(after[1] - before[1]) <= MU_CUSHION * (1 + E_CUSHION) * before[0] + 1e-6
+        out[side] = after[1]
+    assert 0 < out[0.0] < 1500.0 * 0.6
+    # travelling toward +y along the foot cushion: right english (side > 0) runs
+    assert out[0.4] > out[0.0] > out[-0.4]
+
+
 # ----------------------------------------------------------------- events vs geometry
 
 def _nose_distance(table, stretches, jaws, name, p):
