@@ -151,6 +151,13 @@ def _named() -> list[Scenario]:
                    "during": 0.8}),
                  {"white": (700.0, 400.0), "red": (2000.0, 600.0),
                   "yellow": (600.0, 1200.0)}),
+        Scenario("carom_two_shots", "free_game",
+                 "two shots in one clip: the player's ball misses its carom, then the "
+                 "opponent plays his own ball [000 Falli 2: the turn passes]",
+                 (_stroke("white", 1500.0, aim="red", height=-0.2),
+                  _stroke("yellow", 2000.0, aim="red", offset=15.0, height=0.3, pause=2.0)),
+                 {"white": (700.0, 400.0), "red": (1500.0, 700.0),
+                  "yellow": (2300.0, 1100.0)}),
         Scenario("five_pins_fair", "five_pins",
                  "fair 5-pin shot: the player's ball hits the opponent's ball, which "
                  "knocks pins [002 Art. 24]",

@@ -475,6 +475,12 @@ def check_situation(name, res):  # noqa: C901 - one branch per scenario, on purp
         assert res.mode("yellow", t - 1e-6) == "rest"
         assert math.dist(res.position("yellow", t), ev[-1].extra["layout"]["yellow"]) > 5.0
         assert any(res.mode(b, t) != "rest" for b in ("white", "red"))  # during the shot
+    elif name == "carom_two_shots":
+        starts, ends = _types(ev, "shot_start"), _types(ev, "shot_end")
+        assert [e.ids[0] for e in starts] == ["white", "yellow"]
+        assert starts[1].t == pytest.approx(ends[0].t + 2.0)
+        assert all(e.shot == 2 for e in ev if e.t > starts[1].t)
+        assert "yellow" not in _ball_contacts(ev[:ev.index(ends[0])], "white")
     elif name == "five_pins_fair":
         assert _first_ball(ev, "white", ("yellow", "red")) == "yellow"
         assert _types(ev, "ball_pin", "yellow") and not _types(ev, "ball_pin", "white")
