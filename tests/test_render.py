@@ -112,6 +112,20 @@ def test_still_centres_match_independent_projection_and_boxes_hold_colour():
         assert inside.all(), f"{oid} pixels outside its box"
 
 
+def test_nearer_ball_hides_the_farther_one_on_a_tilted_camera():
+    cam = make_camera(CAROM.table, (1280, 720), tilt_deg=20, azimuth_deg=0, hfov_deg=50)
+    # the camera leans toward the foot (+x): of two touching balls the one nearer the
+    # foot is nearer the camera, and its outline covers a sliver of the other's
+    layout = {"white": (1000.0, 700.0), "yellow": (1061.6, 700.0), "red": (2000.0, 300.0)}
+    near = np.linalg.norm(cam.to_camera(np.array([[1061.6, 700.0, 30.75]])))
+    far = np.linalg.norm(cam.to_camera(np.array([[1000.0, 700.0, 30.75]])))
+    assert near < far
+    _, truth = render_still(CAROM, layout, camera=cam, look=CLEAN)
+    assert truth.objects["yellow"].visible == pytest.approx(1.0)
+    assert 0.9 < truth.objects["white"].visible < 0.995
+    assert truth.objects["red"].visible == pytest.approx(1.0)
+
+
 def test_still_is_reproducible_for_a_seed():
     layout = dict(CAROM.opening)
     render_api._STILL_CACHE.clear()
