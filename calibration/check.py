@@ -93,8 +93,8 @@ def check(frame: np.ndarray, calib: Calibration) -> CheckResult:
         status = "lost" if (edge is None or edge < 0.3) else "moved"
     elif shift is not None and shift > MOVED_MM:
         status = "moved"
-    elif edge is not None and edge < 0.35:
-        status = "moved"
+    elif n < 0.6 * len(t.diamonds) and edge is not None and edge < 0.35:
+        status = "moved"  # few diamonds to go by: the edges must agree as well
     else:
         status = "ok"
     return CheckResult(status, shift, n, edge, details)

@@ -50,7 +50,7 @@ class ClothModel:
         g = f[..., 1] / s - self.mean[1]
         ic = self.inv_cov
         d2 = ic[0, 0] * r * r + 2 * ic[0, 1] * r * g + ic[1, 1] * g * g
-        li = (np.log(s) - self.log_intensity) / max(self.log_intensity_sd * 6.0, 1.0)
+        li = (np.log(s) - self.log_intensity) / max(self.log_intensity_sd * 6.0, 1.6)
         return np.sqrt(d2 + np.maximum(np.abs(li) - 1.0, 0.0) ** 2 * 9.0)
 
     def to_dict(self) -> dict:
@@ -161,7 +161,8 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     sub = feats[:: 7]
     crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 30, 1e-3)
     k = 6
-    _, _, centres = cv2.kmeans(sub, k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    cv2.setRNGSeed(12345)  # the same frame always gives the same answer
+    _, _, centres = cv2.kmeans(sub, k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
     d = ((feats[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
     labels = d.argmin(axis=1).reshape(sh, sw)
     best, best_score = None, 0.0
@@ -301,24 +302,30 @@ def tophat(gray: np.ndarray, size_px: float, min_width_px: float = 0.0) -> np.nd
 
 
 def find_blob_near(th: np.ndarray, p: np.ndarray, radius: float, min_peak: float,
-                   max_size: float) -> tuple[np.ndarray, float] | None:
-    """The strongest small bright blob within ``radius`` px of ``p``: (centroid, peak)."""
+                   max_size: float, context: float | None = None
+                   ) -> tuple[np.ndarray, float] | None:
+    """The strongest small bright blob within ``radius`` px of ``p``: (centroid, peak).
+
+    It must stand out of its surroundings within ``context`` px (default ``radius``).
+    """
     h, w = th.shape
-    r = int(np.ceil(radius))
+    ctx = max(radius, context or radius)
+    r = int(np.ceil(ctx))
     x0, y0 = int(round(p[0])) - r, int(round(p[1])) - r
     x1, y1 = x0 + 2 * r + 1, y0 + 2 * r + 1
     if x0 < 1 or y0 < 1 or x1 > w - 1 or y1 > h - 1:
         return None
     win = th[y0:y1, x0:x1]
     yy, xx = np.mgrid[y0:y1, x0:x1]
-    inside = (xx - p[0]) ** 2 + (yy - p[1]) ** 2 <= radius ** 2
+    d2 = (xx - p[0]) ** 2 + (yy - p[1]) ** 2
+    inside = d2 <= radius ** 2
     wv = np.where(inside, win, 0)
     j = int(np.argmax(wv))
     peak = float(wv.flat[j])
-    vals = win[inside]
+    vals = win[d2 <= ctx ** 2]
     med = float(np.median(vals))
     mad = float(np.median(np.abs(vals - med))) * 1.4826
-    if peak < min_peak or peak < med + 5.0 * mad:  # must stand out of its own window
+    if peak < min_peak or peak < med + 5.0 * mad:  # must stand out of its surroundings
         return None
     m = (win >= 0.5 * peak).astype(np.uint8)
     n, lab = cv2.connectedComponents(m, connectivity=8)

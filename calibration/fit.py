@@ -105,6 +105,9 @@ class Observations:
     diamonds: dict[int, np.ndarray] = field(default_factory=dict)  # index -> px
     spots: dict[str, np.ndarray] = field(default_factory=dict)
     edges: dict[str, np.ndarray] = field(default_factory=dict)  # table side -> (N, 2) px
+    # points found on the chalk lines of the cloth: px, a point of the line and its
+    # unit normal in table mm (z = 0), each (N, 2)
+    lines: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 def _rodrigues(r: np.ndarray) -> np.ndarray:
@@ -174,10 +177,16 @@ class _Problem:
                 e_side.append(np.full(len(e), j))
         self.e_px = np.concatenate(e_px) if e_px else np.zeros((0, 2))
         self.e_side = np.concatenate(e_side) if e_side else np.zeros(0, int)
-        self.px = np.concatenate([self.d_px, self.s_px, self.e_px])
+        if obs.lines is not None and len(obs.lines[0]):
+            self.l_px, self.l_a, self.l_n = obs.lines
+        else:
+            self.l_px = self.l_a = self.l_n = np.zeros((0, 2))
+        self.px = np.concatenate([self.d_px, self.s_px, self.e_px, self.l_px])
         self.z = np.concatenate([np.full(len(self.d_px), zsign * table.rail_top_height),
                                  np.zeros(len(self.s_px)),
-                                 np.full(len(self.e_px), zsign * table.cushion_height)])
+                                 np.full(len(self.e_px), zsign * table.cushion_height),
+                                 np.zeros(len(self.l_px))])
+        self.ne = len(self.e_px)
         self.nd, self.ns = len(self.d_px), len(self.s_px)
         L, W = table.length, table.width
         s = self.e_side
@@ -190,11 +199,18 @@ class _Problem:
         nd, ns = self.nd, self.ns
         rd = q[:, :nd] - self.d_xy[None]
         rs = q[:, nd:nd + ns] - self.s_xy[None]
-        qe = q[:, nd + ns:]
+        qe = q[:, nd + ns:nd + ns + self.ne]
         coord = np.where(self.e_axis[None] == 1, qe[..., 1], qe[..., 0])
         off = P[:, N_CAMERA:N_PARAMS][:, self.e_side]
         re = coord - (self.e_base[None] + self.e_sign[None] * off)
         return rd, rs, re
+
+    def line_residuals(self, P: np.ndarray) -> np.ndarray:
+        """Distance (mm) of each chalk-line point from its line, (M, N)."""
+        if not len(self.l_px):
+            return np.zeros((len(P), 0))
+        q = _backproject(self.l_px, P, self.cx, self.cy, np.zeros(len(self.l_px)))
+        return ((q - self.l_a[None]) * self.l_n[None]).sum(axis=-1)
 
     def parts(self, p: np.ndarray):
         rd, rs, re = self.parts_batch(np.asarray(p, float)[None])
@@ -202,11 +218,12 @@ class _Problem:
 
     def batch(self, P: np.ndarray) -> np.ndarray:
         rd, rs, re = self.parts_batch(P)
+        rl = self.line_residuals(P)
         prior = np.column_stack([np.log(np.maximum(P[:, 0], 1.0) / self.f_prior),
                                  P[:, 2] / 0.3, P[:, 3] / 0.01, P[:, 4] / 0.01])
         m = len(P)
         return np.concatenate([rd.reshape(m, -1), rs.reshape(m, -1),
-                               re * self.edge_weight, prior], axis=1)
+                               re * self.edge_weight, rl * 0.7, prior], axis=1)
 
     def __call__(self, p: np.ndarray) -> np.ndarray:
         return self.batch(np.asarray(p, float)[None])[0]
@@ -222,41 +239,44 @@ def _camera(p: np.ndarray, size, z_up: bool = False) -> CameraModel:
 
 
 def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
-               c0: np.ndarray, f_prior: float, max_nfev: int = 200
-               ) -> tuple[CameraModel, np.ndarray, object]:
+               c0: np.ndarray, f_prior: float, max_nfev: int = 200, fix_f: bool = False,
+               passes: int = 2) -> tuple[CameraModel, np.ndarray, object]:
     """Robust least squares, then a second pass without the outliers.
 
-    Without edge observations the four edge offsets are left out of the fit.
+    Without edge observations the four edge offsets are left out of the fit; with
+    ``fix_f`` the focal length stays at ``cam0``'s (to probe how well it is known).
     """
     p_full = _params(cam0, c0)
-    n_act = N_PARAMS if any(len(e) for e in obs.edges.values()) else N_CAMERA
+    n_all = N_PARAMS if any(len(e) for e in obs.edges.values()) else N_CAMERA
+    act = np.arange(1 if fix_f else 0, n_all)
+    n_act = len(act)
     lo = np.full(N_PARAMS, -np.inf)
     hi = np.full(N_PARAMS, np.inf)
     lo[0], hi[0] = 0.2 * size[0], 20.0 * size[0]
     lo[1:3], hi[1:3] = -1.5, 1.5
     lo[3:5], hi[3:5] = -0.05, 0.05
     lo[N_CAMERA:], hi[N_CAMERA:] = -table.rail_width, 2 * table.rail_width
-    lo, hi = lo[:n_act], hi[:n_act]
-    for _ in range(2):
+    lo, hi = lo[act], hi[act]
+    for _ in range(passes):
         prob = _Problem(table, size, obs, f_prior, cam0.zsign)
 
         def fun(q, prob=prob):
             p = p_full.copy()
-            p[:n_act] = q
+            p[act] = q
             return prob(p)
 
         def jac(q, prob=prob):
-            steps = 1.5e-8 * np.maximum(np.abs(q), _TYPICAL[:n_act])
+            steps = 1.5e-8 * np.maximum(np.abs(q), _TYPICAL[act])
             P = np.repeat(p_full[None], n_act + 1, axis=0)
-            P[:, :n_act] = q
-            P[1:, :n_act] += np.diag(steps)
+            P[:, act] = q
+            P[1:, act] += np.diag(steps)
             r = prob.batch(P)
             return ((r[1:] - r[0]) / steps[:, None]).T
 
-        q0 = np.clip(p_full[:n_act], lo + 1e-9, hi - 1e-9)
+        q0 = np.clip(p_full[act], lo + 1e-9, hi - 1e-9)
         res = least_squares(fun, q0, jac=jac, loss="soft_l1", f_scale=0.7, bounds=(lo, hi),
                             x_scale="jac", max_nfev=max_nfev)
-        p_full[:n_act] = res.x
+        p_full[act] = res.x
         res.x = p_full.copy()
         rd, rs, re = prob.parts(res.x)
         dn = np.linalg.norm(rd, axis=1) if len(rd) else np.zeros(0)
@@ -265,12 +285,17 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
         bad_s = [prob.s_names[i] for i in np.nonzero(sn > 3.0)[0]]
         keep_e = np.abs(re) < max(4.0, 3.0 * 1.4826 * np.median(np.abs(re))) \
             if len(re) else np.zeros(0, bool)
-        if not bad_d and not bad_s and (len(re) == 0 or keep_e.all()):
+        rl = prob.line_residuals(res.x[None])[0]
+        keep_l = np.abs(rl) < max(2.5, 3.0 * 1.4826 * np.median(np.abs(rl))) \
+            if len(rl) else np.zeros(0, bool)
+        if not bad_d and not bad_s and (len(re) == 0 or keep_e.all()) and keep_l.all():
             break
+        if len(rl) and not keep_l.all():
+            obs.lines = tuple(a[keep_l] for a in obs.lines)
         # drop outliers (a ball or a hand mistaken for a diamond, an arm on the edge)
         if len(dn) - len(bad_d) >= 6:
             obs = Observations({k: v for k, v in obs.diamonds.items() if k not in bad_d},
-                               obs.spots, obs.edges)
+                               obs.spots, obs.edges, obs.lines)
         obs.spots = {k: v for k, v in obs.spots.items() if k not in bad_s}
         if len(re):
             new_edges, start = {}, 0
@@ -285,12 +310,43 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
     return _camera(res.x, size, cam0.z_up), res.x[N_CAMERA:], (res, prob, obs)
 
 
+def _focal_ambiguity(table: Table, size, obs: Observations, cam: CameraModel,
+                     offs: np.ndarray, res, prob) -> float:
+    """How far the cloth mapping moves when the focal length is forced 12% off and the
+    rest refitted, if the image barely objects (a near-frontal view with no spot or
+    line seen on the cloth): the part of the error the covariance can miss."""
+    base_cost = float(np.sum(res.fun[:-4] ** 2))
+    dof = max(len(res.fun) - 4 - len(res.x), 1)
+    s2 = max(base_cost / dof, 0.05)
+    gx, gy = np.meshgrid(np.linspace(0, table.length, 5), np.linspace(0, table.width, 3))
+    xy = np.column_stack([gx.ravel(), gy.ravel()])
+    px = cam.table_to_image(xy)
+    worst = 0.0
+    for factor in (0.88, 1.12):
+        K = camera_matrix(cam.K[0, 0] * factor, size)
+        # keep the rail plane's image scale: move the camera along its axis
+        R, _ = cv2.Rodrigues(cam.rvec)
+        t = cam.tvec.copy()
+        t[2] = t[2] * factor + (factor - 1) * (R[2] @ np.array([table.length / 2,
+                                                                  table.width / 2, 0.0]))
+        alt0 = CameraModel(K, cam.dist, cam.rvec, t, size, cam.z_up)
+        try:
+            alt, _, (r2, p2, _) = fit_camera(table, size, obs, alt0, offs, prob.f_prior,
+                                              max_nfev=60, fix_f=True, passes=1)
+        except (ValueError, np.linalg.LinAlgError):
+            continue
+        cost = float(np.sum(p2.batch(r2.x[None])[0][:-4] ** 2))
+        if (cost - base_cost) / s2 < 25.0:  # the image cannot tell the two apart
+            worst = max(worst, float(np.abs(alt.image_to_table(px) - xy).max()))
+    return worst
+
+
 def predicted_error(table: Table, size, res, prob: _Problem) -> float:
     """3-sigma cloth-plane error (mm) from the fit's covariance, worst grid point."""
-    J = res.jac
+    J = res.jac[:-4]  # without the weak priors: what the image alone pins down
     m, n = J.shape
     dof = max(m - n, 1)
-    s2 = float(np.sum(res.fun ** 2) / dof)
+    s2 = max(float(np.sum(res.fun[:-4] ** 2) / dof), 0.05)
     try:  # an edge offset without edge points is unconstrained: pinv ignores it
         cov = np.linalg.pinv(J.T @ J, rcond=1e-12) * s2
     except np.linalg.LinAlgError:
@@ -397,13 +453,16 @@ def _try_profile(image_gray: np.ndarray, th_cache: dict, region: ClothRegion,
     obs = Observations(diamonds=found)
     cam, offs, fit = fit_camera(table, size, obs, cam0, np.full(4, c0), f_prior)
     # grow: the fitted lens model predicts the diamonds the homography missed
-    pred = cam.table_to_image(table.diamonds, table.rail_top_height)
-    grown = {}
-    for i, p in enumerate(pred):
-        hit = find_blob_near(th, p, max(3.0, 15 * ppm), min_peak, max_size=40 * ppm + 4)
-        if hit is not None:
-            grown[i] = hit[0]
-    if len(grown) > len(fit[2].diamonds):
+    for radius_mm in (25.0, 12.0):
+        pred = cam.table_to_image(table.diamonds, table.rail_top_height)
+        grown = {}
+        for i, p in enumerate(pred):
+            hit = find_blob_near(th, p, max(3.0, radius_mm * ppm), min_peak,
+                                 max_size=40 * ppm + 4)
+            if hit is not None:
+                grown[i] = hit[0]
+        if len(grown) < len(fit[2].diamonds):
+            break
         cam, offs, fit = fit_camera(table, size, Observations(diamonds=grown), cam,
                                     np.full(4, c0), f_prior)
     fit[2].edges = _select_edges(cam, table, _edges_for(region, start))
@@ -453,12 +512,61 @@ def _marking_score(dog: np.ndarray, cam: CameraModel, table: Table) -> float:
     return float(np.mean(v))
 
 
+def _find_line_points(gray: np.ndarray, cam: CameraModel, table: Table, ppm: float,
+                      step_mm: float = 40.0):
+    """Points on the thin chalk lines drawn on the cloth (z = 0), found as the brightest
+    ridge across each predicted line; (px, a, n) for the fit, or None."""
+    pxs, As, Ns = [], [], []
+    half = max(4.0, 15.0 * ppm)
+    offs = np.arange(-half, half + 0.01, 0.5)
+    g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
+    for poly in table.lines.values():
+        for a, b in zip(poly[:-1], poly[1:], strict=False):
+            a, b = np.array(a, float), np.array(b, float)
+            seg = np.linalg.norm(b - a)
+            if seg < 1e-6:
+                continue
+            u = (b - a) / seg
+            n = np.array([-u[1], u[0]])
+            k = int(seg / step_mm)
+            if k < 1:
+                continue
+            pts = a + np.outer((np.arange(k) + 0.5) / k * seg, u)
+            p0 = cam.table_to_image(pts)
+            p1 = cam.table_to_image(pts + n * 10.0)
+            dn = p1 - p0
+            dn /= np.linalg.norm(dn, axis=1, keepdims=True) + 1e-12
+            sx = (p0[:, 0:1] + dn[:, 0:1] * offs[None]).astype(np.float32)
+            sy = (p0[:, 1:2] + dn[:, 1:2] * offs[None]).astype(np.float32)
+            prof = cv2.remap(g, sx, sy, cv2.INTER_LINEAR, borderValue=np.nan)
+            for i in range(len(pts)):
+                pr = prof[i]
+                if not np.all(np.isfinite(pr)):
+                    continue
+                base = np.median(pr)
+                mad = 1.4826 * np.median(np.abs(pr - base)) + 0.5
+                j = int(np.argmax(pr))
+                if pr[j] - base < max(5.0, 5 * mad) or j in (0, len(pr) - 1):
+                    continue
+                y0, y1, y2 = pr[j - 1], pr[j], pr[j + 1]
+                den = y0 - 2 * y1 + y2
+                frac = 0.5 * (y0 - y2) / den if den < 0 else 0.0
+                o = offs[j] + frac * 0.5
+                pxs.append(p0[i] + dn[i] * o)
+                As.append(pts[i])
+                Ns.append(n)
+    if len(pxs) < 4:
+        return None
+    return np.array(pxs), np.array(As), np.array(Ns)
+
+
 def _find_spots(th: np.ndarray, cam: CameraModel, table: Table, ppm: float,
                 min_peak: float) -> dict[str, np.ndarray]:
     out = {}
     for name, xy in table.spots.items():
         p = cam.table_to_image([xy])[0]
-        hit = find_blob_near(th, p, max(3.0, 12 * ppm), min_peak, max_size=30 * ppm + 3)
+        hit = find_blob_near(th, p, max(3.0, 12 * ppm), min_peak, max_size=30 * ppm + 3,
+                             context=max(12.0, 40 * ppm))
         if hit is not None:
             out[name] = hit[0]
     return out
@@ -589,14 +697,23 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
     th_spot = tophat(gray, 30 * ppm, min_width_px=5 * ppm)
     min_peak = 8.0
     obs.spots = _find_spots(th_spot, cam, table, ppm, min_peak)
-    cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam, offs,
-                                             a.fit[1].f_prior if a.fit else cam.K[0, 0])
+    obs.lines = _find_line_points(gray, cam, table, ppm) if table.lines else None
+    f_prior = a.fit[1].f_prior if a.fit else cam.K[0, 0]
+    cam_d, offs_d = cam, offs
+    cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam, offs, f_prior)
+    _, _, re = prob.parts(res.x)
+    if len(re) and float(np.sqrt(np.mean(re ** 2))) > 2.0:
+        # the cloth's outline disagrees with the diamonds (a cushion band of another
+        # shade, a dark corner): trust the diamonds, spots and lines alone
+        obs.edges = {}
+        cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam_d, offs_d, f_prior)
     rd, rs, re = prob.parts(res.x)
     names = diamond_names(table)
     residuals = {names[i]: float(np.linalg.norm(rd[k])) for k, i in enumerate(prob.d_idx)}
     spot_res = {n: float(np.linalg.norm(rs[k])) for k, n in enumerate(prob.s_names)}
     rms = float(np.sqrt(np.mean(np.sum(rd ** 2, axis=1)))) if len(rd) else float("inf")
     pred = predicted_error(table, size, res, prob)
+    pred = max(pred, _focal_ambiguity(table, size, obs, cam, offs, res, prob))
     per_rail = {}
     for i in prob.d_idx:
         rail = names[i].rsplit("_", 1)[0]
@@ -619,6 +736,7 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
         "diamond_rms_mm": round(rms, 3),
         "diamond_max_mm": round(max(residuals.values(), default=float("nan")), 3),
         "spots_found": len(prob.s_names),
+        "line_points": int(len(prob.l_px)),
         "edge_points": int(len(re)),
         "edge_rms_mm": round(float(np.sqrt(np.mean(re ** 2))), 3) if len(re) else None,
         "predicted_max_error_mm": round(pred, 3),

@@ -91,7 +91,7 @@ def test_head_found_from_asymmetric_markings():
 
 
 def test_mirror_world_z_up():
-    table, cam, img = scene("pyramid", 8, z_up=True)
+    table, cam, img = scene("pyramid", 9, z_up=True)
     calib = calibrate(img, z_up=True)
     err = grid_error(calib, cam, table)
     assert np.median(err) < 1.0 and err.max() < 3.0
@@ -263,7 +263,7 @@ def test_video_events_lamp_failure_and_bump(tmp_path):
     bumped = bump(cam, 0.01, axis=(0.0, 0.0, 1.0))
     frames = ([render_synthetic(table, cam, SyntheticScene(lamps=lamps), seed=1)] * 2
               + [render_synthetic(table, cam, SyntheticScene(lamps=dark), seed=2)] * 2
-              + [render_synthetic(table, bumped, SyntheticScene(lamps=dark), seed=3)] * 2)
+              + [render_synthetic(table, bumped, SyntheticScene(lamps=lamps), seed=3)] * 2)
     path = tmp_path / "clip.avi"
     vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 1.0, cam.size)
     for f in frames:
