@@ -309,6 +309,13 @@ def test_example_trajectory_renders_to_playable_h264(tmp_path, size, fps):
         ref, _ = cv2.projectPoints(np.array([[x, y, r]]), rvec, tvec, K, dist)
         got = truth["objects"]["white"]["centre"][k]
         assert np.hypot(*(np.array(got) - ref.ravel())) < 0.5
+    corners = np.array([[0, 0, 0], [2840, 0, 0], [2840, 1420, 0], [0, 1420, 0]], float)
+    ref, _ = cv2.projectPoints(corners, rvec, tvec, K, dist)
+    assert np.abs(np.array(truth["landmarks_px"]["cloth_corners"])
+                  - ref.reshape(-1, 2)).max() < 0.01
+    diamonds = np.array([[x, y, 42.0] for x, y in CAROM.table.diamonds])
+    ref, _ = cv2.projectPoints(diamonds, rvec, tvec, K, dist)
+    assert np.abs(np.array(truth["diamonds_px"]) - ref.reshape(-1, 2)).max() < 0.01
     assert not list(tmp_path.glob(".*part*"))
 
 

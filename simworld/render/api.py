@@ -302,6 +302,8 @@ def truth_document(traj: Trajectory, disc: Discipline, camera: Camera, look: Loo
         }
     diamonds = camera.project(np.array([[x, y, table.rail_top_height]
                                         for x, y in table.diamonds]))
+    landmarks = table_landmarks(table)
+    landmarks_px = {k: np.round(camera.project(v), 2).tolist() for k, v in landmarks.items()}
     return {
         "format": TRUTH_FORMAT,
         "video": video_name,
@@ -313,6 +315,7 @@ def truth_document(traj: Trajectory, disc: Discipline, camera: Camera, look: Loo
         "seed": seed,
         "camera": camera.to_dict(),
         "diamonds_px": np.round(diamonds, 2).tolist(),
+        "landmarks_px": landmarks_px,
         "exposure": {
             "mode": "auto" if look.auto_exposure else "fixed",
             "sensitivity": look.sensitivity,
@@ -336,6 +339,28 @@ def truth_document(traj: Trajectory, disc: Discipline, camera: Camera, look: Loo
         "trajectory_fps": traj.fps,
         "objects": objects,
     }
+
+
+def table_landmarks(table) -> dict[str, np.ndarray]:
+    """3D points (mm) a calibration can find: corners of the cloth (z = 0), of the
+    cushion noses (at nose height), of the rails' outer edge (rail top), the spots, the
+    pocket holes' centres (cloth level)."""
+    L, W, r = table.length, table.width, table.rail_width
+    corners = np.array([[0, 0], [L, 0], [L, W], [0, W]], float)
+    outer = np.array([[-r, -r], [L + r, -r], [L + r, W + r], [-r, W + r]], float)
+
+    def at(xy: np.ndarray, z: float) -> np.ndarray:
+        return np.column_stack([xy, np.full(len(xy), z)])
+
+    out = {"cloth_corners": at(corners, 0.0),
+           "nose_corners": at(corners, table.cushion_height),
+           "rail_outer_corners": at(outer, table.rail_top_height),
+           "spots": at(np.array(list(table.spots.values()), float), 0.0)}
+    if table.pockets:
+        from .scene import pocket_holes
+
+        out["pockets"] = at(np.array([c for c, _ in pocket_holes(table)], float), 0.0)
+    return out
 
 
 def random_setup(discipline: Discipline, seed: int, size: tuple[int, int] = (1280, 720)

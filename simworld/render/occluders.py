@@ -127,7 +127,7 @@ def draw_capsules(camera: Camera, capsules: list[Capsule], lux: np.ndarray, tint
         if hi[0] < 0 or hi[1] < 0 or lo[0] >= w or lo[1] >= h:
             continue
         radiance = np.asarray(c.albedo, np.float32) * np.float32(e) * tint
-        shapes.append((float(cam_pts[:, 2].mean()), poly, ends, lo, hi, radiance))
+        shapes.append((float(cam_pts[:, 2].mean()), (px, radii, norm), ends, lo, hi, radiance))
     if not shapes:
         return None
     x0 = max(0, int(np.floor(min(s[3][0] for s in shapes))) - 1)
@@ -138,20 +138,34 @@ def draw_capsules(camera: Camera, capsules: list[Capsule], lux: np.ndarray, tint
     alpha = np.zeros((y1 - y0, x1 - x0), np.float32)
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     off = np.array([x0, y0], float)
-    for _, poly, ends, lo, hi, radiance in sorted(shapes, key=lambda s: -s[0]):
-        mask[:] = 0
-        cv2.fillPoly(mask, [np.round((poly - off) * 16).astype(np.int32)], 255, cv2.LINE_AA,
-                     shift=4)
-        for p, r in ends:
-            q = p - off
-            cv2.circle(mask, (int(round(q[0] * 16)), int(round(q[1] * 16))),
-                       int(round(r * 16)), 255, -1, cv2.LINE_AA, shift=4)
+    core = np.zeros_like(mask)
+    for _, (px, radii, norm), _ends, lo, hi, radiance in sorted(shapes, key=lambda s: -s[0]):
+        _capsule_mask(mask, px - off, radii, norm)
         xa, ya = max(0, int(lo[0] - x0) - 1), max(0, int(lo[1] - y0) - 1)
         xb, yb = int(hi[0] - x0) + 2, int(hi[1] - y0) + 2
         a = mask[ya:yb, xa:xb].astype(np.float32) * np.float32(1 / 255)
-        col[ya:yb, xa:xb] = col[ya:yb, xa:xb] * (1 - a[..., None]) + radiance * a[..., None]
+        # a cylinder lit from above: bright along its middle, darker toward the edges
+        _capsule_mask(core, px - off, radii * 0.5, norm)
+        b = core[ya:yb, xa:xb].astype(np.float32) * np.float32(1 / 255)
+        sigma = max(0.4, 0.3 * float(np.mean(radii)))
+        b = cv2.GaussianBlur(b, (0, 0), sigma)
+        shade = (0.55 + 0.5 * b)[..., None]
+        col[ya:yb, xa:xb] = col[ya:yb, xa:xb] * (1 - a[..., None]) + radiance * shade * \
+            a[..., None]
         alpha[ya:yb, xa:xb] = alpha[ya:yb, xa:xb] * (1 - a) + a
     return x0, y0, col, alpha
+
+
+def _capsule_mask(mask: np.ndarray, px: np.ndarray, radii: np.ndarray, norm: np.ndarray
+                  ) -> None:
+    """Draw (anti-aliased, 0..255) a tapered capsule along the polyline ``px``."""
+    mask[:] = 0
+    poly = np.concatenate([px + norm[None] * radii[:, None],
+                           (px - norm[None] * radii[:, None])[::-1]])
+    cv2.fillPoly(mask, [np.round(poly * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
+    for p, r in ((px[0], radii[0]), (px[-1], radii[-1])):
+        cv2.circle(mask, (int(round(p[0] * 16)), int(round(p[1] * 16))),
+                   max(1, int(round(r * 16))), 255, -1, cv2.LINE_AA, shift=4)
 
 
 def broadcast_graphics(size: tuple[int, int], names: tuple[str, str], rng: np.random.Generator
