@@ -207,6 +207,12 @@ class TopTexture:
         self.codes[~(out_y[:, None] | out_x[None, :])] = REGION_CLOTH
         for (cx, cy), r in pocket_holes(t):
             u, v = self.px(cx, cy)
+            centre16 = (int(round(float(u) * 16)), int(round(float(v) * 16)))
+            # a dark leather rim around the opening, on the cushions and the rail
+            rim = np.zeros((h, w), np.uint8)
+            cv2.circle(rim, centre16, int(round((r + 12.0) / self.res * 16)), 1, -1,
+                       shift=4)
+            img[(rim > 0) & (self.codes != REGION_CLOTH)] = (0.035, 0.025, 0.02)
             cv2.circle(self.codes, (int(round(float(u) * 16)), int(round(float(v) * 16))),
                        int(round(r / self.res * 16)), REGION_HOLE, -1, shift=4)
         streak_x = cv2.resize(smooth_noise(rng, (h, w // 8 + 2), [1.5, 6], [0.6, 0.4]), (w, h))
