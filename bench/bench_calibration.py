@@ -126,7 +126,8 @@ def summarise(rows: list[dict]) -> str:
     lines = [
         "# Calibration benchmark",
         "",
-        f"`python bench/bench_calibration.py --n {n}` — {n} rendered scenes (simworld.render:"
+        f"`python bench/bench_calibration.py --n {n}` (run here as two halves in parallel and "
+        f"merged with `--summarise`) — {n} rendered scenes (simworld.render:"
         " random camera up to 20 deg tilt, yaw, roll, focal length, k1/k2/p1/p2, 1280x720 or"
         " 1920x1080; random look: cloth, lamps and failures, noise, vignetting, players,"
         " graphics; the discipline's opening balls). Measured on the 2-core shared machine.",
@@ -183,7 +184,18 @@ def main() -> int:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--out", default="docs/bench/calibration.md")
     ap.add_argument("--jsonl", default=None, help="also keep the per-scene rows here")
+    ap.add_argument("--summarise", nargs="+", metavar="JSONL",
+                    help="only write the summary of rows kept by earlier runs (--jsonl)")
     args = ap.parse_args()
+    if args.summarise:
+        rows = []
+        for path in args.summarise:
+            with open(path, encoding="utf-8") as fh:
+                rows += [json.loads(line) for line in fh if line.strip()]
+        rows.sort(key=lambda r: r["seed"])
+        atomic_write_text(args.out, summarise(rows))
+        print(f"wrote {args.out} from {len(rows)} scenes", file=sys.stderr)
+        return 0
     rows = []
     for k, seed in enumerate(range(args.start, args.start + args.n)):
         r = evaluate(seed)
@@ -193,7 +205,7 @@ def main() -> int:
               f"lux={r.get('lux_rel_max', float('nan')):.3f}", file=sys.stderr, flush=True)
         if args.jsonl:
             with open(args.jsonl, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps({k: v for k, v in r.items() if k != "err_all"}) + "\n")
+                fh.write(json.dumps(r) + "\n")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out, summarise(rows))

@@ -312,7 +312,7 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
 
 def _focal_ambiguity(table: Table, size, obs: Observations, cam: CameraModel,
                      offs: np.ndarray, res, prob) -> float:
-    """How far the cloth mapping moves when the focal length is forced 12% off and the
+    """How far the cloth mapping moves when the focal length is forced 20-60% off and the
     rest refitted, if the image barely objects (a near-frontal view with no spot or
     line seen on the cloth): the part of the error the covariance can miss."""
     base_cost = float(np.sum(res.fun[:-4] ** 2))
@@ -322,7 +322,7 @@ def _focal_ambiguity(table: Table, size, obs: Observations, cam: CameraModel,
     xy = np.column_stack([gx.ravel(), gy.ravel()])
     px = cam.table_to_image(xy)
     worst = 0.0
-    for factor in (0.88, 1.12):
+    for factor in (0.6, 0.8, 1.25, 1.6):
         K = camera_matrix(cam.K[0, 0] * factor, size)
         # keep the rail plane's image scale: move the camera along its axis
         R, _ = cv2.Rodrigues(cam.rvec)
@@ -336,7 +336,7 @@ def _focal_ambiguity(table: Table, size, obs: Observations, cam: CameraModel,
         except (ValueError, np.linalg.LinAlgError):
             continue
         cost = float(np.sum(p2.batch(r2.x[None])[0][:-4] ** 2))
-        if (cost - base_cost) / s2 < 25.0:  # the image cannot tell the two apart
+        if (cost - base_cost) / s2 < 9.0:  # the image cannot tell the two apart (3 sigma)
             worst = max(worst, float(np.abs(alt.image_to_table(px) - xy).max()))
     return worst
 
@@ -561,15 +561,29 @@ def _find_line_points(gray: np.ndarray, cam: CameraModel, table: Table, ppm: flo
 
 
 def _find_spots(th: np.ndarray, cam: CameraModel, table: Table, ppm: float,
-                min_peak: float) -> dict[str, np.ndarray]:
+                min_peak: float, image: np.ndarray | None = None, cloth=None
+                ) -> dict[str, np.ndarray]:
+    """Spots on the cloth (z = 0). Left out: the centre spot (under the pin castle, and
+    worthless for the scale anyway) and any blob not ringed by cloth (a highlight on a
+    ball sitting on the spot); fewer than two found are not trusted at all."""
     out = {}
+    ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
     for name, xy in table.spots.items():
+        if np.hypot(xy[0] - table.length / 2, xy[1] - table.width / 2) < 200.0:
+            continue
         p = cam.table_to_image([xy])[0]
         hit = find_blob_near(th, p, max(3.0, 12 * ppm), min_peak, max_size=30 * ppm + 3,
                              context=max(12.0, 40 * ppm))
-        if hit is not None:
-            out[name] = hit[0]
-    return out
+        if hit is None:
+            continue
+        if image is not None and cloth is not None:
+            ring = np.column_stack([xy[0] + 22 * np.cos(ang), xy[1] + 22 * np.sin(ang)])
+            rp = cam.table_to_image(ring).astype(np.float32)
+            vals = cv2.remap(image, rp[:, 0:1], rp[:, 1:2], cv2.INTER_LINEAR)
+            if np.mean(cloth.distance(vals).ravel() < 4.0) < 0.75:
+                continue
+        out[name] = hit[0]
+    return out if len(out) >= 2 else {}
 
 
 def _pockets_seen(gray: np.ndarray, cam: CameraModel, table: Table, cloth_level: float,
@@ -696,7 +710,7 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
     ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
     th_spot = tophat(gray, 30 * ppm, min_width_px=5 * ppm)
     min_peak = 8.0
-    obs.spots = _find_spots(th_spot, cam, table, ppm, min_peak)
+    obs.spots = _find_spots(th_spot, cam, table, ppm, min_peak, image, region.model)
     obs.lines = _find_line_points(gray, cam, table, ppm) if table.lines else None
     f_prior = a.fit[1].f_prior if a.fit else cam.K[0, 0]
     cam_d, offs_d = cam, offs

@@ -19,7 +19,6 @@ from .camera import CameraModel, camera_matrix, look_at
 from .light import srgb_to_linear
 
 
-
 @dataclass
 class SyntheticScene:
     """Appearance of one synthetic frame (all optional; defaults look like a club table)."""

@@ -265,7 +265,8 @@ def test_video_events_lamp_failure_and_bump(tmp_path):
               + [render_synthetic(table, cam, SyntheticScene(lamps=dark), seed=2)] * 2
               + [render_synthetic(table, bumped, SyntheticScene(lamps=lamps), seed=3)] * 2)
     path = tmp_path / "clip.avi"
-    vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 1.0, cam.size)
+    vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"FFV1"), 1.0, cam.size)
+    vw.set(cv2.VIDEOWRITER_PROP_QUALITY, 100)
     for f in frames:
         vw.write(f)
     vw.release()
