@@ -283,3 +283,21 @@ def test_video_events_lamp_failure_and_bump(tmp_path):
     from tracking.events import Event
     for e in events:
         Event.from_dict(e.to_dict())
+
+
+def test_oblique_views_are_calibrated_right_or_refused():
+    # far from overhead (up to 70 degrees): a right answer or a refusal, never a wrong map
+    table = get_table("carom")
+    outcomes = []
+    for seed in (91, 92, 93):
+        cam = synthetic_camera(table, np.random.default_rng(seed), max_tilt_deg=70.0)
+        img = render_synthetic(table, cam, SyntheticScene(balls=BALLS), seed=seed)
+        try:
+            calib = calibrate(img)
+        except CalibrationError as exc:
+            outcomes.append(("refused", str(exc)))
+            continue
+        err = grid_error(calib, cam, table)
+        assert err.max() < 3.0, (seed, cam.tilt_deg(), err.max())
+        outcomes.append(("ok", cam.tilt_deg()))
+    assert len(outcomes) == 3
