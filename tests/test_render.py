@@ -259,6 +259,38 @@ def test_motion_blur_stays_inside_the_box():
     assert truth.objects["red"].visible == pytest.approx(1.0)
 
 
+def test_flicker_integrates_out_over_a_whole_mains_period():
+    from types import SimpleNamespace
+
+    from simworld.render.renderer import ClipRenderer
+
+    lamps = (Lamp(0.5, 0.5, flicker=0.2),)
+    ts = np.linspace(0, 0.02, 41)
+
+    def weights(exposure):
+        fake = SimpleNamespace(look=Look(lamps=lamps), exposure=exposure)
+        return np.array([ClipRenderer.lamp_weights(fake, t)[0] for t in ts])
+
+    short = weights(1 / 2000)  # ~ the instantaneous 100 Hz ripple
+    assert short.max() - short.min() == pytest.approx(0.4, rel=0.05)
+    assert short.mean() == pytest.approx(1.0, abs=0.01)
+    assert np.allclose(weights(1 / 100), 1.0)  # one full period: no ripple
+    fail = SimpleNamespace(look=Look(lamps=(Lamp(0.5, 0.5, off_at=0.5, on_at=0.8),)),
+                           exposure=1 / 250)
+    assert [ClipRenderer.lamp_weights(fail, t)[0] for t in (0.4, 0.6, 0.9)] == [1, 0, 1]
+
+
+def test_still_with_the_player_hides_balls():
+    layout = {"white": (900.0, 700.0), "yellow": (610.0, 700.0), "red": (2200.0, 900.0)}
+    stroke = Stroke(0.0, "white", (1.0, 0.0), 3000.0)
+    _, alone = render_still(CAROM, layout, look=CLEAN)
+    _, played = render_still(CAROM, layout, look=CLEAN, stroke=stroke, t=-0.05)
+    assert alone.objects["yellow"].visible == pytest.approx(1.0)
+    assert played.objects["yellow"].visible < 0.5  # under the bridge hand
+    assert played.objects["red"].visible == pytest.approx(1.0)
+    assert "player" in played.occluders and "player" not in alone.occluders
+
+
 # ----------------------------------------------------------------------- video
 
 

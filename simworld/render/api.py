@@ -14,7 +14,7 @@ import numpy as np
 
 from equipment import Discipline, get_discipline
 from equipment.files import atomic_path, atomic_write_text, check_writable
-from tracking import STATES, Trajectory
+from tracking import STATES, Stroke, Trajectory
 
 from .camera import Camera, check_size, default_camera, random_camera
 from .look import Look, random_look
@@ -77,12 +77,15 @@ def _renderer(discipline: Discipline, camera: Camera, look: Look, seed: int) -> 
 def render_still(discipline: str | Discipline, layout: dict[str, tuple[float, float]],
                  camera: Camera | None = None, look: Look | None = None, seed: int = 0,
                  standing_pins: list[str] | None = None,
-                 fallen_pins: dict[str, tuple[float, float, float]] | None = None
+                 fallen_pins: dict[str, tuple[float, float, float]] | None = None,
+                 stroke: Stroke | None = None, t: float = 0.0
                  ) -> tuple[np.ndarray, FrameTruth]:
     """One frame of balls at ``layout`` (id -> table mm) and pins.
 
     Pins: ``standing_pins`` (ids, at their castle places; default all of them) and
     ``fallen_pins`` (id -> (x, y, fall angle): the base and the direction it lies).
+    ``stroke`` puts the player in the frame as at time ``t`` around that stroke (from
+    1.4 s before to 0.7 s after ``stroke.t``): arms and cue hiding balls, for training.
     The static scene is cached, so many layouts through one camera and look are quick.
     """
     disc = get_discipline(discipline) if isinstance(discipline, str) else discipline
@@ -112,7 +115,13 @@ def render_still(discipline: str | Discipline, layout: dict[str, tuple[float, fl
         elif pin.id in standing:
             poses.append(ObjectPose(pin.id, "pin", "standing", True,
                                     lambda _t: (np.zeros(3), _identity()), pin.position))
-    image, truth = r.render(0, 0.0, poses)
+    strokes = []
+    if stroke is not None:
+        if stroke.ball not in layout:
+            raise ValueError(f"stroke ball {stroke.ball!r} is not in the layout")
+        strokes.append(ActiveStroke(stroke, tuple(layout[stroke.ball]),
+                                    r.balls[stroke.ball].radius))
+    image, truth = r.render(0, float(t), poses, strokes)
     if look.jpeg_quality is not None:
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality)])
         image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
