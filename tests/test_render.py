@@ -101,6 +101,17 @@ def test_still_centres_match_independent_projection_and_boxes_hold_colour():
         diam = max(np.ptp(edge[:, 0]), np.ptp(edge[:, 1]))
         assert 0.8 * diam < max(x1 - x0, y1 - y0) < 1.3 * diam + 2
         assert x0 <= ref[0] <= x1 and y0 <= ref[1] <= y1
+    # the drawn ball is where the truth says: centroid of the pixels it changed
+    empty, _ = render_still(CAROM, {}, camera=cam, look=CLEAN, seed=1)
+    diff = np.abs(img.astype(int) - empty.astype(int)).sum(axis=2)
+    for oid in layout:
+        x0, y0, x1, y1 = (int(round(v)) for v in truth.objects[oid].box)
+        win = diff[y0 - 3:y1 + 4, x0 - 3:x1 + 4]
+        ys, xs = np.nonzero(win > 120)  # the ball, not its faint shadow
+        centroid = np.array([xs.mean() + x0 - 3, ys.mean() + y0 - 3])
+        # (the unlit side blends into the cloth and pulls the centroid toward the lamps
+        # by up to ~1 px; a misplaced ball would be off by its radius, ~11 px)
+        assert np.hypot(*(centroid - truth.objects[oid].centre)) < 1.5, oid
     b, g, r_ = (img[..., k].astype(int) for k in range(3))
     colour_pixels = {"red": (r_ > 90) & (r_ > 2 * g + 20) & (r_ > 2 * b + 20),
                      "yellow": (r_ > 120) & (g > 90) & (b < 0.45 * g)}
