@@ -25,6 +25,7 @@ from tracking.events import Event
 
 from ..calls import Foul, FoulRule, Respot, ShotCall
 from ..engine import AdjudicationError, Shot
+from ..settings import int_setting, players_and_first
 
 BALLS = ("white", "yellow", "red")
 CONTACT_TOLERANCE = 0.5  # mm: centres within diameter + this are "in contact" (brief)
@@ -336,17 +337,6 @@ class CaromState:
         return self.players[1] if player == self.players[0] else self.players[0]
 
 
-def _int_setting(settings: dict[str, Any], key: str, default: int | None,
-                 minimum: int = 1) -> int | None:
-    v = settings.get(key, default)
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
-        raise AdjudicationError(f"match setting {key!r} must be an integer >= {minimum}, "
-                                f"got {v!r}")
-    return v
-
-
 # ------------------------------------------------------------------ the game
 
 class CaromGame:
@@ -364,25 +354,16 @@ class CaromGame:
 
     # -------------------------------------------------------------- settings
     def new_state(self, settings: dict[str, Any]) -> CaromState:
-        players = settings.get("players", ["A", "B"])
-        if (not isinstance(players, list | tuple) or len(players) != 2
-                or not all(isinstance(p, str) and p for p in players)
-                or players[0] == players[1]):
-            raise AdjudicationError("match setting 'players' must be two different names")
-        players = (players[0], players[1])
-        first = settings.get("first", players[0])
-        if first not in players:
-            raise AdjudicationError(f"match setting 'first' is {first!r}; players: "
-                                    f"{', '.join(players)}")
-        sets = _int_setting(settings, "sets", 1)
+        players, first = players_and_first(settings)
+        sets = int_setting(settings, "sets", 1)
         assert sets is not None
         if sets % 2 == 0:
             raise AdjudicationError(f"match setting 'sets' must be odd (best of), got {sets}")
-        distance = _int_setting(settings, "distance", self.rules.distance)
+        distance = int_setting(settings, "distance", self.rules.distance)
         assert distance is not None
         st = CaromState(
             players=players, distance=distance,
-            innings_limit=_int_setting(settings, "innings_limit", None),
+            innings_limit=int_setting(settings, "innings_limit", None),
             sets=sets, tie_break=bool(settings.get("tie_break", False)),
             equalising=bool(settings.get("equalising", True)),
             phase="lag" if settings.get("lag") else "play", to_play=first,

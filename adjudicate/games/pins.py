@@ -21,6 +21,7 @@ from tracking.events import Event
 
 from ..calls import Foul, FoulRule, ShotCall
 from ..engine import AdjudicationError, Shot
+from ..settings import int_setting, players_and_first
 
 BALLS = ("white", "yellow")  # the players' balls; the first player's is white
 PALLINO = "red"
@@ -217,25 +218,9 @@ def _settings_error(msg: str) -> AdjudicationError:
     return AdjudicationError(f"match settings: {msg}")
 
 
-def _positive_int(settings: dict[str, Any], key: str, default: int) -> int:
-    v = settings.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise _settings_error(f"field {key!r} must be a positive whole number, got {v!r}")
-    return v
-
-
 def _alias(settings: dict[str, Any], key: str, alias: str) -> str:
     """The key the settings use: the shared name (carom's) or the Italian one."""
     return alias if alias in settings and key not in settings else key
-
-
-def _parse_players(settings: dict[str, Any]) -> tuple[str, str]:
-    players = settings.get("players", ["A", "B"])
-    if (not isinstance(players, list | tuple) or len(players) != 2
-            or not all(isinstance(p, str) and p for p in players) or players[0] == players[1]):
-        raise _settings_error("field 'players' must list two different names (pins games "
-                              "are one against one, or pair against pair)")
-    return players[0], players[1]
 
 
 def _parse_balls(settings: dict[str, Any], players: tuple[str, str],
@@ -525,16 +510,12 @@ class PinsGame:
 
     # ---------------------------------------------------------------- state
     def new_state(self, settings: dict[str, Any]) -> PinsState:
-        players = _parse_players(settings)
-        first = settings.get("first", players[0])
-        if first not in players:
-            raise _settings_error(f"field 'first' is {first!r}; known players: "
-                                  f"{', '.join(players)}")
-        best_of = _positive_int(settings, _alias(settings, "sets", "manches"), 1)
+        players, first = players_and_first(settings)
+        best_of = int_setting(settings, _alias(settings, "sets", "manches"), 1)
         if best_of % 2 == 0:
             raise _settings_error(f"field 'sets' (manches, best of) must be odd, got {best_of}")
         default_target = self.rules.target_single if best_of == 1 else self.rules.target_manches
-        target = _positive_int(settings, _alias(settings, "distance", "points"), default_target)
+        target = int_setting(settings, _alias(settings, "distance", "points"), default_target)
         pairs = _parse_pairs(settings, players)
         zero = {p: 0 for p in players}
         return PinsState(players=players, balls=_parse_balls(settings, players, first),

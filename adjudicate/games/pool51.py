@@ -22,6 +22,7 @@ from equipment.tables import POOL_BALL, Table, get_table
 
 from ..calls import Foul, FoulRule, Respot, ShotCall
 from ..engine import AdjudicationError, Shot
+from ..settings import int_setting, players_and_first
 
 RULEBOOK = "003"
 GROUPS = ("red", "yellow")
@@ -128,20 +129,8 @@ class Pool51Game:
 
     # ------------------------------------------------------------------ settings
     def new_state(self, settings: dict[str, Any]) -> Pool51State:
-        players = settings.get("players", ["A", "B"])
-        if (not isinstance(players, list | tuple) or len(players) != 2
-                or not all(isinstance(p, str) and p for p in players)
-                or players[0] == players[1]):
-            raise AdjudicationError("match setting 'players' must be two different names")
-        players = (players[0], players[1])
-        first = settings.get("first", players[0])
-        if first not in players:
-            raise AdjudicationError(f"match setting 'first' is {first!r}; known: "
-                                    f"{', '.join(players)}")
-        frames = settings.get("frames", 1)
-        if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
-            raise AdjudicationError("match setting 'frames' (frames to win) must be a "
-                                    "positive integer")
+        players, first = players_and_first(settings)
+        frames = int_setting(settings, "frames", 1)
         tol = settings.get("stalemate_mm", STALEMATE_MM)
         if isinstance(tol, bool) or not isinstance(tol, int | float) or tol <= 0:
             raise AdjudicationError("match setting 'stalemate_mm' must be a positive number")

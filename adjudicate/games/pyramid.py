@@ -29,6 +29,7 @@ from equipment.tables import PYRAMID_BALL, Table, get_table
 
 from ..calls import Foul, FoulRule, Respot, ShotCall
 from ..engine import AdjudicationError, Shot
+from ..settings import int_setting, players_and_first
 
 RULEBOOK = "001"
 WIN_BALLS = 8  # [001: first to 8 balls; the Moscow variant text "first to score 8"]
@@ -128,21 +129,9 @@ class PyramidGame:
 
     # ------------------------------------------------------------------ settings
     def new_state(self, settings: dict[str, Any]) -> PyramidState:
-        players = settings.get("players", ["A", "B"])
-        if (not isinstance(players, list | tuple) or len(players) != 2
-                or not all(isinstance(p, str) and p for p in players)
-                or players[0] == players[1]):
-            raise AdjudicationError("match setting 'players' must be two different names")
-        players = (players[0], players[1])
-        first = settings.get("first", players[0])
-        if first not in players:
-            raise AdjudicationError(f"match setting 'first' is {first!r}; known: "
-                                    f"{', '.join(players)}")
-        frames = settings.get("frames", 1)
-        win = settings.get("win_balls", WIN_BALLS)
-        for key, v in (("frames", frames), ("win_balls", win)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise AdjudicationError(f"match setting {key!r} must be a positive integer")
+        players, first = players_and_first(settings)
+        frames = int_setting(settings, "frames", 1)
+        win = int_setting(settings, "win_balls", WIN_BALLS)
         lag = settings.get("lag", False)
         from_hand = settings.get("from_hand", True)
         for key, v in (("lag", lag), ("from_hand", from_hand)):
