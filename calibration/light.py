@@ -24,7 +24,8 @@ from .result import Calibration
 
 MIN_LUX = 520.0  # [000 Tavolo 9]
 CELLS = (20, 10)  # along x, along y
-CELL_QUANTILE = 55  # percentile of cloth pixels in a cell: a shadow on part of it sits below
+CELL_QUANTILE = 25  # percentile of cloth pixels in a cell: worn (lighter) cloth sits above it
+CHROMA_TOL = 0.015  # floor of the cloth-chromaticity gate (linear light)
 CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
 
 
@@ -74,6 +75,31 @@ class LightReading:
         return d
 
 
+def smooth_cells(vals: np.ndarray, tol: float = 0.10) -> np.ndarray:
+    """Lamps light the cloth smoothly. A robust smooth surface (a polynomial in log lux,
+    degree 6 along the table and 4 across) through the cells seen predicts every cell:
+    a cell far from it (a ball's shadow, a hand, a worn patch) takes the prediction,
+    and so does a cell hidden altogether."""
+    nx, ny = vals.shape
+    u, v = np.meshgrid(np.linspace(-1, 1, nx), np.linspace(-1, 1, ny), indexing="ij")
+    cols = [np.polynomial.legendre.legval(u, np.eye(7)[i])
+            * np.polynomial.legendre.legval(v, np.eye(5)[j])
+            for i in range(7) for j in range(5) if i + j <= 7]
+    B = np.stack([c.ravel() for c in cols], axis=1)
+    y = np.log(np.where(vals > 0, vals, np.nan)).ravel()
+    ok = np.isfinite(y)
+    if ok.sum() < 2 * B.shape[1]:
+        return vals
+    w = ok.astype(float)
+    for _ in range(6):  # iteratively reweighted: cells far from the surface count less
+        coef, *_ = np.linalg.lstsq(B[ok] * w[ok, None], y[ok] * w[ok], rcond=None)
+        r = np.where(ok, y - B @ coef, 0.0)
+        w = np.where(ok, 1.0 / np.maximum(1.0, np.abs(r) / 0.04), 0.0)
+    pred = np.exp(B @ coef).reshape(nx, ny)
+    out = np.where(np.isfinite(vals), vals, pred)
+    return np.where(np.abs(out / pred - 1.0) > tol, pred, out)
+
+
 class LightMeter:
     """Measures lux on the cloth of one calibrated camera, frame after frame."""
 
@@ -98,7 +124,7 @@ class LightMeter:
         nx, ny = self.cells
         self.x = (np.arange(nx) + 0.5) * t.length / nx
         self.y = (np.arange(ny) + 0.5) * t.width / ny
-        k = 7  # samples per cell side, over the cell's central 60%
+        k = 11  # samples per cell side, over the cell's central 60%
         u = (np.arange(k) + 0.5) / k * 0.6 - 0.3
         gx = self.x[:, None, None, None] + u[None, None, :, None] * t.length / nx
         gy = self.y[None, :, None, None] + u[None, None, None, :] * t.width / ny
@@ -127,15 +153,15 @@ class LightMeter:
             if not len(seen):
                 raise ValueError("the light meter sees no cloth")
             self._chroma = np.median(seen, axis=0)
-            self._chroma_tol = max(0.03, 4.0 * 1.4826 * float(
+            self._chroma_tol = max(CHROMA_TOL, 3.0 * 1.4826 * float(
                 np.median(np.abs(seen - self._chroma))))
         ok &= np.abs(chroma - self._chroma).max(axis=-1) < self._chroma_tol
         vals = np.where(ok, lum, np.nan)
-        enough = ok.sum(axis=-1) >= max(5, m // 4)
+        enough = ok.sum(axis=-1) >= max(5, m // 6)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # cells with no cloth seen
             q = np.nanpercentile(vals, CELL_QUANTILE, axis=-1)
-        return np.where(enough, q, np.nan)
+        return smooth_cells(np.where(enough, q, np.nan))
 
     def reference(self, frame: np.ndarray, lux: float, at: tuple[float, float] | None = None
                   ) -> float:
