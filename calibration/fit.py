@@ -492,24 +492,57 @@ def _select_edges(cam: CameraModel, table: Table, edges: dict[str, np.ndarray]
     return out
 
 
-def _marking_points(table: Table) -> np.ndarray:
-    pts = [np.array(p) for p in table.spots.values()]
+def _marking_points(table: Table) -> tuple[np.ndarray, np.ndarray]:
+    """Spots and points of chalk lines whose half-turn image is *not* the same kind of
+    marking: only those can tell the head from the foot (a balkline, the centre spot
+    or the head and foot spots cannot). Returns (spot points, line points)."""
+    spots = np.array(list(table.spots.values()), float).reshape(-1, 2)
+    segs, line_pts = [], []
     for poly in table.lines.values():
         for a, b in zip(poly[:-1], poly[1:], strict=False):
-            a, b = np.array(a), np.array(b)
+            a, b = np.array(a, float), np.array(b, float)
+            segs.append((a, b))
             k = max(2, int(np.linalg.norm(b - a) / 40))
             for s in np.linspace(0.05, 0.95, k):
-                pts.append(a + s * (b - a))
-    return np.array(pts).reshape(-1, 2)
+                line_pts.append(a + s * (b - a))
+
+    def near_line(q: np.ndarray) -> bool:
+        for a, b in segs:
+            u = b - a
+            t = np.clip((q - a) @ u / (u @ u), 0.0, 1.0)
+            if np.linalg.norm(a + t * u - q) < 15.0:
+                return True
+        return False
+
+    L, W = table.length, table.width
+    rot = np.column_stack([L - spots[:, 0], W - spots[:, 1]])
+    d = np.hypot(rot[:, None, 0] - spots[None, :, 0], rot[:, None, 1] - spots[None, :, 1])
+    asym_spots = spots[d.min(axis=1) > 15.0] if len(spots) else spots
+    asym_lines = [p for p in line_pts if not near_line(np.array([L - p[0], W - p[1]]))]
+    return asym_spots, np.array(asym_lines).reshape(-1, 2)
 
 
-def _marking_score(dog: np.ndarray, cam: CameraModel, table: Table) -> float:
-    pts = _marking_points(table)
-    if not len(pts):
-        return 0.0
-    px = cam.table_to_image(pts).astype(np.float32)
-    v = cv2.remap(dog, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR)
-    return float(np.mean(v))
+def _marking_score(dots: np.ndarray, dog: np.ndarray, cam: CameraModel,
+                   table: Table) -> float:
+    """Mean contrast where the asymmetric markings should be: dots on a line-free
+    top-hat image, line points on a band-pass image."""
+    spots, lines = _marking_points(table)
+    vals = []
+
+    def sample(img, pts):
+        px = cam.table_to_image(pts).astype(np.float32)
+        return cv2.remap(img, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR).ravel()
+
+    if len(spots):
+        # a dot, not a line through it: the spot's contrast above its brightest
+        # neighbour 25 mm away along either axis
+        around = np.max([sample(dots, spots + d) for d in
+                         ((25, 0), (-25, 0), (0, 25), (0, -25))], axis=0)
+        # one clearly visible dot is enough (a ball may sit on the other)
+        vals.append(max(0.0, float(np.max(sample(dots, spots) - around))))
+    if len(lines):
+        vals.append(float(np.mean(sample(dog, lines))))
+    return float(sum(vals))
 
 
 def _find_line_points(gray: np.ndarray, cam: CameraModel, table: Table, ppm: float,
@@ -653,11 +686,30 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
         chosen_name, a = table, mine
     else:
         a = attempts[best_rep]
-        chosen_name = best_rep
+        chosen_name = _variant_by_lines(gray, a, GEOMETRY_GROUPS[best_rep])
     calib = _finish(image, gray, region, a, chosen_name, th_cache, size, cloth_level)
     if strict and not calib.ok:
         raise CalibrationError("calibration not trusted: " + "; ".join(calib.quality["reasons"]))
     return calib
+
+
+def _variant_by_lines(gray: np.ndarray, a: Attempt, names: tuple[str, ...]) -> str:
+    """Among profiles of one geometry, the one whose chalk lines are on the cloth
+    (balklines, the pins' half line); the plain profile when none are seen."""
+    ppm = a.camera.K[0, 0] / max(abs(a.camera.centre[2]), 1.0)
+    best, best_frac = names[0], 0.5
+    for name in names:
+        t = TABLES[name]
+        if not t.lines:
+            continue
+        expected = sum(int(np.hypot(*(np.subtract(b, q))) / 40.0)
+                       for poly in t.lines.values() for q, b in zip(poly[:-1], poly[1:],
+                                                                    strict=False))
+        found = _find_line_points(gray, a.camera, t, ppm)
+        frac = (len(found[0]) / expected) if found is not None and expected else 0.0
+        if frac > best_frac:
+            best, best_frac = name, frac
+    return best
 
 
 def _scaled_pockets(pockets, table: Table):
@@ -691,7 +743,10 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
     dog = np.abs(g - cv2.GaussianBlur(g, (0, 0), blur_sigma))
     r2, t2 = flip_pose(cam.rvec, cam.tvec, table)
     cam_b = CameraModel(cam.K, cam.dist, r2, t2, size, cam.z_up)
-    sa, sb = _marking_score(dog, cam, table), _marking_score(dog, cam_b, table)
+    ppm0 = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
+    dots = tophat(gray, 30 * ppm0, min_width_px=5 * ppm0)
+    sa = _marking_score(dots, dog, cam, table)
+    sb = _marking_score(dots, dog, cam_b, table)
     warnings = []
     offs = a.offsets
     obs = a.obs
@@ -703,9 +758,11 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
         obs = Observations({flip_idx[i]: p for i, p in obs.diamonds.items() if i < n},
                            {}, {SIDES[(j + 2) % 4]: obs.edges[s]
                                 for j, s in enumerate(SIDES) if s in obs.edges})
-    if abs(sa - sb) < 0.05 * max(sa, sb, 1e-6):
-        warnings.append("head and foot cannot be told apart from the markings; "
-                        "the head was taken at one end arbitrarily")
+    # decided only by a clearly visible marking that the other way round lacks
+    orientation_unknown = (max(sa, sb) < 3.0
+                           or abs(sa - sb) < max(3.0, 0.4 * max(abs(sa), abs(sb))))
+    if orientation_unknown:
+        warnings.append("head and foot cannot be told apart from the markings")
     # spots on the cloth (z = 0) pin the camera height, then a final fit
     ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
     th_spot = tophat(gray, 30 * ppm, min_width_px=5 * ppm)
@@ -739,6 +796,9 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
         reasons.append("a long rail has fewer than 2 diamonds found")
     if rms > MAX_RMS_MM:
         reasons.append(f"diamond residual {rms:.2f} mm RMS > {MAX_RMS_MM} mm")
+    if orientation_unknown:
+        reasons.append("head and foot cannot be told apart (no asymmetric marking seen: "
+                       "starting spots, house line, baulk line)")
     if pred > MAX_PREDICTED_MM:
         reasons.append(f"predicted error {pred:.1f} mm > {MAX_PREDICTED_MM} mm")
     pockets_seen = _pockets_seen(gray, cam, table, cloth_level, table.pockets)
