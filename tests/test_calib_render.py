@@ -1,7 +1,7 @@
 """Calibration and the light meter against the renderer's exact truth (simworld.render).
 
-The renderer's world has z up from the cloth (the mirror image of a real camera's
-view of docs/coordinates.md): its scenes are calibrated with ``z_up=True``.
+The renderer films the table as a real camera above it would (the z-down frame of
+docs/coordinates.md), so its scenes calibrate with the defaults.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ def test_rendered_mapping_within_3mm_or_refused(discipline, seed, tilt):
                              azimuth_deg=float(rng.uniform(0, 360)), k1=-0.12, k2=0.02)
     look = render.random_look(seed)
     img, truth = render.render_still(disc, dict(disc.opening), camera=cam, look=look, seed=seed)
-    assert cam.position[2] > 0  # z up: see the module docstring
+    assert cam.position[2] > 0  # a height above the cloth
     try:
-        calib = calibrate_image(img, z_up=True)
+        calib = calibrate_image(img)
     except CalibrationError as exc:  # refusing is allowed; a wrong mapping is not
         pytest.skip(f"refused: {exc}")
     xy, px = grid_truth(disc.table, cam)
@@ -49,7 +49,7 @@ def test_rendered_lux_within_10_percent():
     look = render.Look.default()
     assert not look.auto_exposure
     img, truth = render.render_still(disc, dict(disc.opening), camera=cam, look=look, seed=1)
-    calib = calibrate_image(img, z_up=True)
+    calib = calibrate_image(img)
     lux = np.asarray(truth.lux, float)
     meter = LightMeter(calib, vignette=float(look.vignette), cells=lux.shape)
     # one lux-meter reading near the middle of the cloth, then every cell

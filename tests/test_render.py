@@ -26,8 +26,13 @@ CAROM = get_discipline("three_cushion")
 CLEAN = Look(noise=False, player=False, vignette=0.0, graphics=False)
 
 
+DOWN = np.array([1.0, 1.0, -1.0])  # (x, y, height) -> the z-down table frame
+
+
 def cv2_project(truth, xyz) -> np.ndarray:
-    px, _ = cv2.projectPoints(np.asarray(xyz, float).reshape(-1, 1, 3), truth.rvec, truth.tvec,
+    """OpenCV's projection of points (x, y, height above the cloth) with the truth's pose."""
+    pts = np.asarray(xyz, float).reshape(-1, 3) * DOWN
+    px, _ = cv2.projectPoints(pts.reshape(-1, 1, 3), truth.rvec, truth.tvec,
                               truth.K, truth.dist)
     return px.reshape(-1, 2)
 
@@ -64,11 +69,12 @@ def test_random_cameras_see_the_whole_table_and_match_opencv(table_name):
         px = cam.project(table_outline(disc.table))
         assert np.all((px >= 0) & (px <= [1279, 719])), "rails out of view"
         axis = cam.R[2]  # optical axis in world
-        tilt = math.degrees(math.acos(-axis[2]))
+        tilt = math.degrees(math.acos(axis[2]))  # z-down frame: the table is at +z
         assert tilt <= 22.0
         pts = np.column_stack([rng.uniform(0, disc.table.length, 50),
                                rng.uniform(0, disc.table.width, 50), rng.uniform(0, 60, 50)])
-        ref, _ = cv2.projectPoints(pts.reshape(-1, 1, 3), cam.rvec, cam.tvec, cam.K, cam.dist)
+        ref, _ = cv2.projectPoints((pts * DOWN).reshape(-1, 1, 3), cam.rvec, cam.tvec, cam.K,
+                                   cam.dist)
         assert np.abs(cam.project(pts) - ref.reshape(-1, 2)).max() < 1e-6
         # the homography maps the cloth plane to undistorted pixels
         flat = pts.copy()
@@ -349,14 +355,14 @@ def test_example_trajectory_renders_to_playable_h264(tmp_path, size, fps):
         t = k / fps
         x = traj.positions[0, 0, 0] + 0.8 * 3200 * max(t - 0.04, 0)
         y = traj.positions[0, 0, 1] + 0.6 * 3200 * max(t - 0.04, 0)
-        ref, _ = cv2.projectPoints(np.array([[x, y, r]]), rvec, tvec, K, dist)
+        ref, _ = cv2.projectPoints(np.array([[x, y, -r]]), rvec, tvec, K, dist)
         got = truth["objects"]["white"]["centre"][k]
         assert np.hypot(*(np.array(got) - ref.ravel())) < 0.5
     corners = np.array([[0, 0, 0], [2840, 0, 0], [2840, 1420, 0], [0, 1420, 0]], float)
     ref, _ = cv2.projectPoints(corners, rvec, tvec, K, dist)
     assert np.abs(np.array(truth["landmarks_px"]["cloth_corners"])
                   - ref.reshape(-1, 2)).max() < 0.01
-    diamonds = np.array([[x, y, 42.0] for x, y in CAROM.table.diamonds])
+    diamonds = np.array([[x, y, -42.0] for x, y in CAROM.table.diamonds])
     ref, _ = cv2.projectPoints(diamonds, rvec, tvec, K, dist)
     assert np.abs(np.array(truth["diamonds_px"]) - ref.reshape(-1, 2)).max() < 0.01
     assert not list(tmp_path.glob(".*part*"))

@@ -50,7 +50,7 @@ def test_sample_truth_matches_its_trajectory(name):
         z = np.full(n, radius[obj.id])
         if traj.heights is not None:
             z += traj.heights[k0, j] * (1 - a[:, 0]) + traj.heights[k1, j] * a[:, 0]
-        pts = np.column_stack([xy, z])
+        pts = np.column_stack([xy, -z])  # the z-down table frame
         ref, _ = cv2.projectPoints(pts.reshape(-1, 1, 3), rvec, tvec, K, dist)
         got = np.array(truth["objects"][obj.id]["centre"])
         assert np.abs(got - ref.reshape(-1, 2)).max() < 0.5, obj.id

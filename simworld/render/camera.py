@@ -1,8 +1,12 @@
 """The camera model: a pinhole with OpenCV's distortion, posed above the table.
 
-World frame: table millimetres, ``z`` up from the cloth (z = 0). The projection is
-OpenCV's (``cv2.projectPoints`` with the same K, dist, rvec, tvec gives the same
-pixels), so the calibration code can be checked against it exactly.
+Points are given as table millimetres and height above the cloth: ``(x, y, h)``. The
+pose (``rvec``, ``tvec``) is OpenCV's for the right-handed table frame of
+docs/coordinates.md, in which x runs to the foot, y to the right of a player at the
+head, and so z points *down*: a point ``h`` above the cloth is ``(x, y, -h)`` there.
+``cv2.projectPoints([(x, y, -h)], rvec, tvec, K, dist)`` gives exactly
+``Camera.project([(x, y, h)])``, so the calibration code can be checked against it, and
+the picture is the one a real camera above the table takes (not its mirror image).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import numpy as np
 from equipment import Table
 
 MIN_SIZE = (1280, 720)
+UP = np.array([1.0, 1.0, -1.0])  # (x, y, height) <-> the z-down table frame
 MAX_SIZE = (1920, 1080)
 
 
@@ -35,11 +40,12 @@ class Camera:
 
     @property
     def position(self) -> np.ndarray:
-        """Camera centre in table mm."""
-        return -self.R.T @ np.asarray(self.tvec, float).reshape(3)
+        """Camera centre: table x, y (mm) and height above the cloth (mm)."""
+        return (-self.R.T @ np.asarray(self.tvec, float).reshape(3)) * UP
 
     def to_camera(self, points_xyz: np.ndarray) -> np.ndarray:
-        p = np.asarray(points_xyz, float).reshape(-1, 3)
+        """Camera coordinates of points ``(x, y, height)``."""
+        p = np.asarray(points_xyz, float).reshape(-1, 3) * UP
         return p @ self.R.T + np.asarray(self.tvec, float).reshape(1, 3)
 
     def distort_normalized(self, xy: np.ndarray) -> np.ndarray:
@@ -111,7 +117,7 @@ class Camera:
         fv = (v - iv.astype(np.float32))[:, None, None]
         rows = grid[iv] * (1 - fv) + grid[iv + 1] * fv  # (h, grid w, 2), separable
         nxy = rows[:, iu] * (1 - fu) + rows[:, iu + 1] * fu
-        R = self.R.astype(np.float32)  # world ray = R^T (x, y, 1)
+        R = (self.R * UP).astype(np.float32)  # ray = R^T (x, y, 1), as (x, y, height)
         d = nxy[..., 0:1] * R[0] + nxy[..., 1:2] * R[1] + R[2]
         d *= 1 / np.sqrt(np.sum(d * d, axis=2, keepdims=True))
         return self.position, d
@@ -200,10 +206,13 @@ def make_camera(table: Table, size: tuple[int, int] = (1280, 720), tilt_deg: flo
     outline = table_outline(table)
 
     def build(distance: float) -> Camera:
-        pos = target + direction * distance
-        R = _look_at(pos, target, math.radians(roll_deg), flip)
+        pos = target + direction * distance  # (x, y, height)
+        axes = _look_at(pos, target, math.radians(roll_deg), flip) * UP
+        # In the z-down frame these axes are left-handed; turning the image's x axis
+        # round makes a proper rotation: the view a real camera there has.
+        R = axes * np.array([[-1.0], [1.0], [1.0]])
         rvec = cv2.Rodrigues(R)[0].ravel()
-        return Camera(K, dist, rvec, -R @ pos, (w, h))
+        return Camera(K, dist, rvec, -R @ (pos * UP), (w, h))
 
     def fits(cam: Camera) -> bool:
         if np.any(cam.to_camera(outline)[:, 2] <= 0):
@@ -226,7 +235,7 @@ def make_camera(table: Table, size: tuple[int, int] = (1280, 720), tilt_deg: flo
 def default_camera(table: Table, size: tuple[int, int] = (1280, 720)) -> Camera:
     """A club installation: almost overhead, a mildly barrel-distorted wide lens."""
     return make_camera(table, size, tilt_deg=4.0, azimuth_deg=90.0, roll_deg=0.5,
-                       hfov_deg=64.0, k1=-0.09, k2=0.012, margin=0.04)
+                       hfov_deg=64.0, k1=-0.09, k2=0.012, margin=0.04, flip=True)
 
 
 def random_camera(table: Table, rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
