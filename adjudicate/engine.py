@@ -115,30 +115,53 @@ def get_game(name: str) -> Game:
     return games[name]
 
 
-def _observation_warning(e: Event, shot: int | None) -> Warning | None:
-    """Warnings from camera observations; the same for every game."""
-    if e.type == "light":
+class _Observer:
+    """Warnings from camera observations, the same for every game.
+
+    The light is reported when it changes state (under 520 lux, back above it, no longer
+    measurable), not at every reading, so that a referee is told once, not every second.
+    """
+
+    def __init__(self) -> None:
+        self.light: str | None = None  # ok | low | auto_exposure
+
+    def see(self, e: Event, shot: int | None) -> Warning | None:
+        if e.type == "light":
+            return self._light(e, shot)
+        if e.type == "calibration" and e.extra.get("status") in ("moved", "lost"):
+            return Warning(e.t, f"calibration_{e.extra['status']}",
+                           f"calibration {e.extra['status']}: positions are unreliable until "
+                           "the camera is recalibrated", None, shot)
+        if e.type == "unobservable":
+            t_end = e.extra.get("t_end", e.t)
+            return Warning(e.t, "unobservable", f"table not observable from {e.t:.2f} s to "
+                           f"{t_end:.2f} s: calls in that stretch need the referee", None, shot)
+        return None
+
+    def _light(self, e: Event, shot: int | None) -> Warning | None:
         lux_min = e.extra.get("lux_min")
         if e.extra.get("status") == "auto_exposure":
+            state = "auto_exposure"
+        elif isinstance(lux_min, int | float):
+            state = "low" if lux_min < LUX_MIN else "ok"
+        else:
+            return None  # an uncalibrated reading: only the shape of the light is known
+        before, self.light = self.light, state
+        if state == "auto_exposure" and before != state:
             return Warning(e.t, "light_unmeasurable",
                            "camera in auto-exposure: illuminance cannot be measured",
                            LIGHT_ARTICLE, shot)
-        if isinstance(lux_min, int | float) and lux_min < LUX_MIN:
+        if state == "low" and before != "low":
             return Warning(e.t, "light_low",
                            f"light {lux_min:.0f} lux somewhere on the cloth, under the "
                            f"{LUX_MIN:.0f} lux required", LIGHT_ARTICLE, shot)
-        if e.extra.get("changed"):
+        if state == "ok" and before == "low":
+            return Warning(e.t, "light_restored", f"light back to {lux_min:.0f} lux or more "
+                           "over the whole cloth", LIGHT_ARTICLE, shot)
+        if state == "ok" and e.extra.get("changed"):
             return Warning(e.t, "light_changed", "the light on the cloth changed "
                            "(a lamp failing?)", LIGHT_ARTICLE, shot)
-    elif e.type == "calibration" and e.extra.get("status") in ("moved", "lost"):
-        return Warning(e.t, f"calibration_{e.extra['status']}",
-                       f"calibration {e.extra['status']}: positions are unreliable until "
-                       "the camera is recalibrated", None, shot)
-    elif e.type == "unobservable":
-        t_end = e.extra.get("t_end", e.t)
-        return Warning(e.t, "unobservable", f"table not observable from {e.t:.2f} s to "
-                       f"{t_end:.2f} s: calls in that stretch need the referee", None, shot)
-    return None
+        return None
 
 
 def adjudicate_stream(events: Iterable[Event], game: Game,
@@ -153,6 +176,7 @@ def adjudicate_stream(events: Iterable[Event], game: Game,
     current: Shot | None = None
     pending_ref: list[Event] = []  # referee entries seen before their shot starts
     prelude: list[Event] = []  # table events before the first shot (a touched ball)
+    observer = _Observer()
     finished: list[Shot] = []
 
     def close(shot: Shot) -> Iterator[ShotCall]:
@@ -164,12 +188,12 @@ def adjudicate_stream(events: Iterable[Event], game: Game,
 
     for e in events:
         if e.type == "match":
-            if state is not None:
+            if current is not None:
                 raise AdjudicationError(f"t={e.t}: match settings after the first shot")
             settings.update({k: v for k, v in e.extra.items()})
             continue
         if e.type in ("light", "calibration", "unobservable"):
-            w = _observation_warning(e, current.number if current else None)
+            w = observer.see(e, current.number if current else None)
             if w is not None:
                 yield w
             continue
