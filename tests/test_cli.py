@@ -26,9 +26,9 @@ def test_unknown_game_lists_known_ones(tmp_path, capsys):
 
 
 def test_missing_events_file_is_one_line(tmp_path, capsys):
-    rc = main(["adjudicate", str(tmp_path / "none.jsonl"), "--game", "snooker"])
-    assert rc == 2
-    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    rc = main(["adjudicate", str(tmp_path / "none.jsonl"), "--game", "three_cushion"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "does not exist" in err[0]
 
 
 def test_no_command_prints_help(capsys):
