@@ -55,7 +55,7 @@ def scene(seed: int):
 def evaluate(seed: int) -> dict:
     disc, cam, look, img, truth = scene(seed)
     table = disc.table
-    z_up = False  # the renderer films the real (z-down) table frame
+    z_up = False  # the renderer films the real (z-down) table frame (docs/calibration.md)
     out = {"seed": seed, "discipline": disc.name, "table": table.name,
            "size": list(cam.size), "tilt": None, "occluders": list(truth.occluders)}
     t0 = time.perf_counter()

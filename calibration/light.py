@@ -124,7 +124,7 @@ class LightMeter:
         nx, ny = self.cells
         self.x = (np.arange(nx) + 0.5) * t.length / nx
         self.y = (np.arange(ny) + 0.5) * t.width / ny
-        k = 11  # samples per cell side, over the cell's central 60%
+        k = 15  # samples per cell side, over the cell's central 60%
         u = (np.arange(k) + 0.5) / k * 0.6 - 0.3
         gx = self.x[:, None, None, None] + u[None, None, :, None] * t.length / nx
         gy = self.y[None, :, None, None] + u[None, None, None, :] * t.width / ny
@@ -139,8 +139,8 @@ class LightMeter:
 
     def _cell_values(self, frame: np.ndarray) -> np.ndarray:
         nx, ny, m, _ = self._px.shape
-        flat = self._px.reshape(-1, 1, 2)
-        bgr = cv2.remap(frame, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR).reshape(nx, ny, m, 3)
+        grid = self._px.reshape(nx * ny, m, 2)  # rows x cols both within remap's limits
+        bgr = cv2.remap(frame, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR).reshape(nx, ny, m, 3)
         lin = srgb_to_linear(bgr)
         lum = lin @ np.array([0.0722, 0.7152, 0.2126])  # BGR -> luminance
         lum = lum / np.maximum(1.0 - self.vignette * self._r2, 0.2)
