@@ -75,7 +75,7 @@ class LightReading:
         return d
 
 
-def smooth_cells(vals: np.ndarray, tol: float = 0.10) -> np.ndarray:
+def smooth_cells(vals: np.ndarray, tol: float = 0.06) -> np.ndarray:
     """Lamps light the cloth smoothly. A robust smooth surface (a polynomial in log lux,
     degree 6 along the table and 4 across) through the cells seen predicts every cell:
     a cell far from it (a ball's shadow, a hand, a worn patch) takes the prediction,
@@ -94,7 +94,7 @@ def smooth_cells(vals: np.ndarray, tol: float = 0.10) -> np.ndarray:
     for _ in range(6):  # iteratively reweighted: cells far from the surface count less
         coef, *_ = np.linalg.lstsq(B[ok] * w[ok, None], y[ok] * w[ok], rcond=None)
         r = np.where(ok, y - B @ coef, 0.0)
-        w = np.where(ok, 1.0 / np.maximum(1.0, np.abs(r) / 0.04), 0.0)
+        w = np.where(ok, 1.0 / np.maximum(1.0, np.abs(r) / 0.03), 0.0)
     pred = np.exp(B @ coef).reshape(nx, ny)
     out = np.where(np.isfinite(vals), vals, pred)
     return np.where(np.abs(out / pred - 1.0) > tol, pred, out)
