@@ -11,9 +11,11 @@ with the discipline's opening balls on the table. Against the renderer's exact t
   ball-centre height;
 * success: the calibration says ok *and* its error is under 3 mm everywhere; a false
   accept is an ok that is wrong (>= 3 mm somewhere);
-* lux per grid cell against the renderer's lux map, after one lux-meter reading at
-  the centre cell (fixed-exposure scenes; auto-exposure scenes are counted apart), and
-  whether the under-520-lux flag matches the truth;
+* lux per grid cell against the renderer's lux map (every fourth scene has its
+  lamps dimmed to 30-60% so that the under-520-lux flag is exercised), after one
+  lux-meter reading at the measurable cell nearest the centre (fixed-exposure
+  scenes; auto-exposure scenes are counted apart), and whether the under-520-lux flag
+  matches the truth;
 * time per frame.
 """
 
@@ -23,6 +25,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +48,10 @@ def scene(seed: int):
     size = [(1280, 720), (1920, 1080)][int(rng.integers(2))]
     cam = random_camera(disc.table, rng, size=size, max_tilt_deg=20.0)
     look = random_look(seed)
+    if seed % 4 == 3:  # a dim hall: lamps at 30-60% so that part of the cloth is < 520 lux
+        k = float(rng.uniform(0.3, 0.6))
+        look = replace(look, lamps=tuple(replace(lp, intensity=lp.intensity * k)
+                                         for lp in look.lamps))
     layout = {}
     for oid, (x, y) in disc.opening:
         layout[oid] = (x, y)
