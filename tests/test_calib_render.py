@@ -60,3 +60,31 @@ def test_rendered_lux_within_10_percent():
     assert np.isfinite(rel).mean() > 0.8  # balls and players hide a few cells at most
     assert np.nanmax(rel) < 0.10, np.nanmax(rel)
     assert reading.under_minimum == bool(lux.min() < 520)
+
+
+def test_lamp_failure_sample_video_events():
+    """The renderer's lamp-failure clip (H.264): the failure is seen as a change of the
+    light, the new level and minimum follow the truth, and no auto exposure is claimed."""
+    import json
+    from pathlib import Path
+
+    from calibration import video_events
+
+    clip = Path(__file__).resolve().parents[1] / "sample_videos" / "lamp_failure.mp4"
+    truth_path = clip.with_suffix(".truth.json")
+    if not clip.exists() or not truth_path.exists():
+        pytest.skip("sample_videos/lamp_failure.mp4 not made yet")
+    truth = json.loads(truth_path.read_text())
+    if truth["look"].get("auto_exposure") or len(truth["lux"]) < 2:
+        pytest.skip("the sample clip is not a fixed-exposure lamp failure")
+    before, after = truth["lux"][0], truth["lux"][1]
+    events = video_events(clip, reference_lux=float(np.mean(before["lux"])))
+    assert events[0].type == "calibration" and events[0].extra["status"] == "ok"
+    light = [e for e in events if e.type == "light"]
+    assert all(e.extra.get("status") != "auto_exposure" for e in light)
+    t_fail = after["frames"][0] / truth["fps"]
+    changed = [e for e in light if e.extra.get("changed")]
+    assert changed and t_fail <= changed[0].t <= t_fail + 1.0 + 1e-6
+    got = changed[0].extra
+    assert abs(got["lux_mean"] / float(np.mean(after["lux"])) - 1.0) < 0.10
+    assert (got["lux_min"] < 520) == (float(np.min(after["lux"])) < 520)
