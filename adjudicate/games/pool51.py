@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from equipment.tables import POOL_BALL, Table, get_table
+from equipment.tables import POOL_BALL, POOL_CUE_BALL, Table, get_table
 
 from ..calls import Foul, FoulRule, Respot, ShotCall
 from ..engine import AdjudicationError, Shot
@@ -31,6 +31,7 @@ OBJECT_BALLS = COLOURS["red"] + COLOURS["yellow"] + ("black",)
 BREAK_CUSHION_BALLS = 2  # [003 Art. 6.3: at least two balls to a cushion]
 STALEMATE_SHOTS_EACH = 3  # [003 Art. 9.9.a: three shots each]
 STALEMATE_MM = 100.0  # [assumed: "aproximadamente" = no object ball moved > 100 mm]
+TOUCH_MM = 1.0  # [assumed: balls "in contact" (Art. 5.6) when the gap is at most 1 mm]
 RESPOT_CLEARANCE = 0.5  # mm, so a respotted ball does not touch its neighbour
 
 
@@ -225,7 +226,13 @@ class Pool51Game:
         fouls: list[Foul] = []
         n_before_fouls = len(reasons)
 
+        # a referee 'cancel_foul' overrides the camera whenever the camera calls it
+        cancelled = {e.extra.get("code") for e in shot.referee_actions("cancel_foul")}
+
         def call_foul(code: str, why: str, source: str = "camera") -> None:
+            if source == "camera" and code in cancelled:
+                reasons.append(f"{why}: foul {code} cancelled by the referee")
+                return
             if all(f.code != code for f in fouls):
                 fouls.append(Foul.of(FOULS[code], source=source))
                 reasons.append(f"{why} ({FOULS[code].article}"
@@ -272,7 +279,11 @@ class Pool51Game:
         own = st.groups.get(player)
         free = st.free_shot
         own_left_at_start = [b for b in COLOURS[own] if b not in st.down] if own else None
-        if first is not None and not free:
+        touching = self._touching_own(before, own)
+        if touching is not None and first is not None and not free:
+            reasons.append(f"the cue ball touches his own {touching}: he may play any ball "
+                           "in any direction (003 Art. 5.6)")
+        if first is not None and not free and touching is None:
             fg = group_of(first)
             if first == "black" and (own is None or own_left_at_start):
                 call_foul("7.1.e", "black hit first before the group was cleared")
@@ -298,13 +309,11 @@ class Pool51Game:
                 for b in COLOURS[own_now])
             if "cue" in pots:
                 call_foul("8.1.b", "cue ball and black potted together")
-                loser = player
-            elif not cleared:
+            if not cleared and all(f.code != "8.1.b" for f in fouls):
                 why = ("black potted on a free shot with the group not cleared (003 Art. "
                        "5.2)" if free else "black potted before the group was cleared")
                 call_foul("8.1.a", why)
-                loser = player
-            elif [f for f in fouls if f.code not in LOSS_CODES]:
+            if not any(f.code in LOSS_CODES for f in fouls) and fouls:
                 reasons.append("black potted with a foul: not potted correctly, the frame "
                                "ends against the player (003 Art. 4, 5.9)")
                 loser = player
@@ -326,7 +335,9 @@ class Pool51Game:
         st.down.extend(b for b in down_now if b not in st.down)
         colours_potted = [b for b in sorted(down_now, key=lambda b: pot_time[b])
                           if group_of(b)]
-        if not st.groups and colours_potted and not fouls:
+        if not st.groups and colours_potted and not fouls and free:
+            reasons.append("pots on a free shot do not choose a group (003 Art. 5.2, 6.5)")
+        elif not st.groups and colours_potted and not fouls:
             g = group_of(colours_potted[0])
             self._set_groups(st, player, g)
             reasons.append(f"first colour potted after the break: {player} takes "
@@ -469,6 +480,18 @@ class Pool51Game:
                               reasons, extra)
 
     # ------------------------------------------------------------------ pieces
+    def _touching_own(self, before: dict[str, tuple[float, float]], own: str | None
+                      ) -> str | None:
+        """Art. 5.6: a ball of the player's group that the cue ball touches at the start
+        (centres no farther apart than the two radii plus ``TOUCH_MM``), else None."""
+        cue = before.get("cue")
+        if own is None or cue is None:
+            return None
+        reach = (POOL_CUE_BALL + POOL_BALL) / 2 + TOUCH_MM
+        return next((b for b in COLOURS[own] if b in before
+                     and math.hypot(before[b][0] - cue[0], before[b][1] - cue[1]) <= reach),
+                    None)
+
     def _referee_fouls(self, st: Pool51State, shot: Shot, fouls: list[Foul],
                        reasons: list[str], call_foul) -> None:
         for e in shot.referee_actions("foul"):
@@ -559,6 +582,7 @@ class Pool51Game:
                    winner: str, fouls: list[Foul], reasons: list[str],
                    extra: dict[str, Any], pots: list[str]) -> tuple[Pool51State, ShotCall]:
         down_now = [b for b in pots if b in OBJECT_BALLS]
+        st.down.extend(b for b in down_now if b not in st.down)
         points = self._points(st, down_now)
         st.frames_won[winner] += 1
         extra.update(frame_over=True, frame_winner=winner)

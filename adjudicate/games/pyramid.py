@@ -36,6 +36,7 @@ WIN_BALLS = 8  # [001: first to 8 balls; the Moscow variant text "first to score
 HANGING_SECONDS = 5.0  # [001 §13]
 NEAR_GAP_FRACTION = 0.5  # [001 §11: not more than 1/2 of the ball's radius]
 NEAR_CUT_DEG = 45.0  # [001 §11]
+ANGLE_TOLERANCE_DEG = 1e-6  # "45 degrees and more": exactly 45 is fair despite rounding
 MIN_TRAVEL_FOR_ANGLE = 5.0  # mm of cue-ball travel before contact to measure a cut
 PENALTY_BALLS = 1  # [assumed: one ball per stroke, §14 "в одинарном размере"]
 RESPOT_CLEARANCE = 0.5  # mm between a respotted ball and its neighbour
@@ -311,8 +312,9 @@ class PyramidGame:
                                " referee)")
         for e in shot.referee_actions("cancel_foul"):
             code = e.extra.get("code")
-            if any(f.code == code for f in fouls):
+            if any(f.code == code for f in fouls + opp_fouls):
                 fouls = [f for f in fouls if f.code != code]
+                opp_fouls = [f for f in opp_fouls if f.code != code]
                 reasons.append(f"foul {code} cancelled by the referee")
 
         not_counted = {e.extra.get("ball") for e in shot.referee_actions("not_counted")}
@@ -338,6 +340,7 @@ class PyramidGame:
         for b in interfered:
             if b and b not in pots:
                 pots.append(b)
+                table_now.pop(b, None)  # counted: the referee takes it off the table
                 reasons.append(f"ball {b} stopped by the opponent: counted (001 §17)")
         if fouls:
             # §14: balls pocketed on a foul do not count and are respotted; §7, §8.
@@ -525,7 +528,7 @@ class PyramidGame:
             ux, uy = nx / norm, ny / norm
         cos = (tx * ux + ty * uy) / travel
         angle = math.degrees(math.acos(max(-1.0, min(1.0, cos))))
-        return "fair" if angle >= NEAR_CUT_DEG else "foul"
+        return "fair" if angle >= NEAR_CUT_DEG - ANGLE_TOLERANCE_DEG else "foul"
 
     def _give_back(self, st: PyramidState, who: str, points: dict[str, int], respot) -> None:
         # the last object ball he pocketed (a Moscow свояк stands for a ball he chose)
