@@ -651,6 +651,8 @@ class CaromGame:
         # a ball touched after all came to rest: the carom stood, the run ends
         after_touch = [e.ids[0] for e in _after_end(shot) if e.type == "ball_disturbed"]
         cancelled = {e.extra["code"] for e in shot.referee_actions("cancel_foul")}
+        if "ball_off_table" in cancelled:  # no ball left the table: nothing to respot
+            offs = []
         if after_touch and _end_index(shot) is not None:
             if scored and "touched_ball" not in cancelled:
                 late_touch.append(Foul.of(self.fouls["touched_ball"]))
