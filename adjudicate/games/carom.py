@@ -620,8 +620,13 @@ class CaromGame:
             carom = bool(e.extra["valid"])
             reasons.append(f"carom {'given' if carom else 'refused'} by the referee")
         zone_fouls: list[str] = []
-        if carom and self.zones and struck == player_ball:
-            zone_fouls = self._zones(st, player_ball, before, shot, reasons)
+        # a shot with the other ball that the referee rules valid (cancel_foul
+        # wrong_ball) is still limited by the zones, with the ball struck as the cue ball
+        ruled_valid = any(e.extra["code"] == "wrong_ball"
+                          for e in shot.referee_actions("cancel_foul"))
+        if carom and self.zones and struck is not None and (
+                struck == player_ball or ruled_valid):
+            zone_fouls = self._zones(st, struck, before, shot, reasons)
             if zone_fouls:
                 which = "a second" if self.rules.zone_caroms else "a"
                 call_foul("interdiction_zone", f"{which} carom with both object balls in "

@@ -604,7 +604,17 @@ class PinsGame:
                  table_fouls["26.4"].penalty + pins_value)
         if struck in state.unsettled:
             call("24.3.e", f"{struck} was still moving from the previous shot")
-        wrong_ball = struck != own
+        # 27.2: the referee rules a shot with the other ball valid (cancel 24.3.b): it
+        # is judged as a normal shot of the ball struck, at the other ball
+        swapped_valid = struck != own and any(
+            CODE_ALIASES.get(r.extra.get("code"), r.extra.get("code")) == "24.3.b"
+            for r in shot.referee_actions("cancel_foul"))
+        wrong_ball = struck != own and not swapped_valid
+        if swapped_valid:
+            reasons.append(f"referee: {player}'s shot with {struck} is valid, judged at "
+                           f"{facts.target} [002 Art.27.2]")
+            own, opp_ball = struck, facts.target
+            opening_position = bool(layout) and opp_ball not in layout
         if wrong_ball:
             call("24.3.b", f"{player} shot {struck}, his ball is {own}")
         else:
