@@ -403,6 +403,11 @@ class Pool51Game:
                      post_touch: list[str]) -> tuple[Pool51State, ShotCall]:
         extra: dict[str, Any] = {"break": True}
         self._referee_fouls(st, shot, fouls, reasons, call_foul)
+        if any(f.code in LOSS_CODES for f in fouls):
+            # Art. 8.1.c-e lose the frame on any shot, the break included; 6.7 spares
+            # only the black potted on the break.
+            return self._end_frame(st, shot, player, struck, opponent, fouls, reasons,
+                                   extra, pots)
         if "black" in pots:
             # Art. 6.7: re-rack, same breaker, no sanction, whatever else was potted.
             fouls.clear()
