@@ -250,3 +250,47 @@ def test_manche_won_on_foul_points_the_next_manche_starts_afresh():
     assert c[0].match["sets"] == {"A": 0, "B": 1} and not c[0].match["over"]
     assert not c[0].ball_in_hand  # a new manche starts from the opening
     assert c[1].score == {"A": 0, "B": 0} and c[1].match["set"] == 2
+
+
+# ------------------------------------------------------------ opening shot and pairs
+
+def test_positioning_shot_without_the_opponents_ball_knocking_pins_is_24_3_d():
+    # tiro di partenza: no ball to hit (no 24.3.a), but the player's own ball knocking
+    # pins is still 24.3.d: 2 + the pins to the opponent
+    s = Stream({"white": (500.0, 300.0), "red": PALLINO_AT})
+    s.shot("white").cushion("white", "foot").end(white=(2000.0, 700.0))
+    s.shot("yellow").hit("yellow", "white").end()
+    c = judge(s, "goriziana")
+    assert c[0].fouls == [] and c[0].points == {"A": 0, "B": 0}
+    s = Stream({"white": (500.0, 300.0), "red": PALLINO_AT})
+    s.shot("white").pin_down("pin_left", "white").end(white=(2000.0, 700.0))
+    [c] = judge(s, "goriziana")
+    assert codes(c) == ["24.3.d"] and c.points["B"] == FOUL + G_INNER
+
+
+PAIRS = {"pairs": {"A": ["Anna", "Aldo"], "B": ["Bice", "Bruno"]}}
+
+
+def _pairs_after_a_foul(game: str, foul_shot) -> list[str]:
+    s = opening().shot("white").hit("white", "yellow").end()  # Anna: opening, nothing
+    s.shot("yellow").hit("yellow", "white").end()  # Bice: nothing
+    foul_shot(s)  # Anna fouls
+    s.shot("yellow").hit("yellow", "white").end()  # Bice, ball in hand: nothing
+    s.shot("white").hit("white", "yellow").end()
+    return [c.extra["shooter"] for c in judge(s, game, **PAIRS)]
+
+
+def test_pairs_bare_basic_foul_in_tutti_doppi_keeps_the_shooter():
+    # 32.2: foul points only (Tutti doppi's basic 4) and nothing on the ball in hand
+    def miss(s: Stream) -> None:
+        s.shot("white").cushion("white", "left").end()
+    assert _pairs_after_a_foul("tutti_doppi", miss) == [
+        "Anna", "Bice", "Anna", "Bice", "Anna"]
+
+
+def test_pairs_two_fouls_in_one_shot_are_more_than_the_bare_foul_and_change():
+    # 24.3.a + 24.3.h: 4 foul points, more than "i due punti" of 32.2's exception
+    def miss_off(s: Stream) -> None:
+        s.shot("white").cushion("white", "left").off_table("white").end()
+    assert _pairs_after_a_foul("goriziana", miss_off) == [
+        "Anna", "Bice", "Anna", "Bice", "Aldo"]
