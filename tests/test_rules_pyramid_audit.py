@@ -193,3 +193,21 @@ def test_frame_won_then_the_next_frame_opens_from_hand_with_the_other_player(): 
     assert not c1.match["over"] and c1.next_player == "B"  # A opened frame 1
     assert c2.player == "B" and c2.score == {"A": 0, "B": 1}
     assert c2.match["frame"] == 2
+
+
+# ---------------------------------------------------------------- §7 a ball that came back
+
+def test_ball_back_off_a_cue_or_clothes_is_jumped_by_referee_entry():  # §7 ¶1
+    # "Если же шар задевает за пределами стола какой-либо иной объект (кий, мел,
+    # одежду...), то он считается выскочившим даже в том случае, если ... возвращается".
+    s = Stream(spread())
+    s.shot("cue").hit("cue", "1").hit("1", "2").pocket("2", "foot_left").off_table("1")
+    s.referee("off_table", ball="1").end(cue=(700.0, 700.0), **{"1": (2000.0, 900.0)})
+    (c,) = calls(s, from_hand=False)
+    assert c.fouls == [] and c.score["A"] == 1  # an object ball: respotted, pots count
+    assert [(r.ball, r.spot) for r in c.respots] == [("1", "back")]
+    s = Stream(spread())
+    s.shot("cue").hit("cue", "1").off_table("cue")
+    s.referee("off_table", ball="cue").end(cue=(700.0, 700.0))
+    (c,) = calls(s, from_hand=False)
+    assert [f.code for f in c.fouls] == ["14.б"] and c.extra["from_hand"] == "house"

@@ -272,6 +272,15 @@ class PyramidGame:
         hang_respots += shaken
         off = [e.ids[0] for e in shot.of_type("off_table")]
         off = [b for b in dict.fromkeys(off) if b not in after]  # returned by itself: in play
+        for e in shot.referee_actions("off_table"):
+            b = e.extra.get("ball")
+            if b not in before:
+                raise AdjudicationError(f"t={e.t}: referee 'off_table' needs 'ball', one of "
+                                        f"{', '.join(before)}")
+            if b not in off:
+                off.append(b)
+                reasons.append(f"ball {b} touched something off the table: jumped, even "
+                               "though it came back (001 §7, referee)")
 
         if first is None:
             call_foul("14.а", "the cue ball touched no object ball")
