@@ -294,3 +294,29 @@ def test_pairs_two_fouls_in_one_shot_are_more_than_the_bare_foul_and_change():
         s.shot("white").cushion("white", "left").off_table("white").end()
     assert _pairs_after_a_foul("goriziana", miss_off) == [
         "Anna", "Bice", "Anna", "Bice", "Aldo"]
+
+
+# ------------------------------------------------------------ Art.30.3 frozen target
+
+FROZEN_RED = (2200.0 + R_BALL + R_PALLINO, 1000.0)  # yellow (2200, 1000) touches it
+
+
+def test_target_against_the_pallino_moving_it_scores_with_no_contact_event():
+    # 30.3: the 6 points when the opponent's ball, once hit, moves the pallino; two
+    # touching balls give no ball_ball event, the pallino's displacement shows it
+    s = opening(red=FROZEN_RED).shot("white").hit("white", "yellow")
+    s.end(yellow=(2230.0, 1000.0), red=(2600.0, 1000.0))
+    [c] = judge(s, "goriziana")
+    assert c.points["A"] == G_PALLINO and c.fouls == []
+    s = opening(red=FROZEN_RED).shot("white").cushion("white", "left").hit("white", "yellow")
+    s.end(yellow=(2230.0, 1000.0), red=(2600.0, 1000.0))
+    assert judge(s, "goriziana")[0].points["A"] == 2 * G_PALLINO  # indirect [30.1]
+
+
+def test_target_against_the_pallino_that_stays_put_scores_nothing():
+    s = opening(red=FROZEN_RED).shot("white").hit("white", "yellow")
+    s.end(yellow=(2100.0, 900.0))
+    assert judge(s, "goriziana")[0].points["A"] == 0
+    s = opening(red=FROZEN_RED).shot("white").hit("white", "yellow")
+    s.end(yellow=(2100.0, 900.0), red=(FROZEN_RED[0] + 2.0, FROZEN_RED[1]))  # jitter
+    assert judge(s, "goriziana")[0].points["A"] == 0

@@ -26,6 +26,7 @@ from ..settings import int_setting, players_and_first
 BALLS = ("white", "yellow")  # the players' balls; the first player's is white
 PALLINO = "red"
 CONTACT_TOLERANCE_MM = 2.0  # [assumed: two balls "combaciano" within tracking error]
+PALLINO_MOVED_MM = 5.0  # [assumed] a pallino displaced this much was moved, not jitter
 DEPARTURE_RADIUS_MM = 61.5  # a cushion contact this close to the start is the ball leaving it
 REFEREE_ACTIONS = ("foul", "cancel_foul", "shooter", "third_party")
 # The brief of issue 5 calls the pre-shot foul "24.4"; the seed numbers it 26.4.
@@ -449,6 +450,12 @@ def read_facts(shot: Shot, striker: str, target: str, ball_radius: float,
         facts.pallino_hitter = after[0] if after else None
         if facts.pallino_hitter is None:
             facts.pallino_by_contact = _ends_on_pallino(shot, (target, striker), touching)
+        if facts.pallino_by_contact is None and facts.pallino_hitter is None and (
+                _pushed_pallino(shot, target, striker, touching)):
+            facts.pallino_by_contact = target
+            facts.notes.append(f"{target}, against the pallino at the start, moved it "
+                               "once hit (no contact event: they were touching) "
+                               "[002 Art.30.3]")
     return facts
 
 
@@ -465,6 +472,20 @@ def _moves_away(rest: Iterable[Event], striker: str, start: tuple[float, float] 
             towards = (pallino[0] - start[0], pallino[1] - start[1])
             return away[0] * towards[0] + away[1] * towards[1] < 0
     return True
+
+
+def _pushed_pallino(shot: Shot, target: str, striker: str, touching: float) -> bool:
+    """30.3: the opponent's ball, already against the pallino, moves it once hit. Two
+    touching balls give no contact event, so the move is read from the layouts: the
+    pallino moved more than PALLINO_MOVED_MM and only the target was against it."""
+    before, after = shot.layout_before(), shot.layout_after()
+    if PALLINO not in before or PALLINO not in after or target not in before:
+        return False
+    against = _dist(before[target], before[PALLINO]) <= touching
+    striker_against = (striker in before
+                       and _dist(before[striker], before[PALLINO]) <= touching)
+    moved = _dist(before[PALLINO], after[PALLINO]) > PALLINO_MOVED_MM
+    return against and not striker_against and moved
 
 
 def _ends_on_pallino(shot: Shot, balls: tuple[str, ...], touching: float) -> str | None:
@@ -679,8 +700,8 @@ class PinsGame:
                             else rules.pallino_by_striker)
         elif facts.pallino_by_contact and rules.pallino_contact_counts and not pallino_void:
             pallino_made = rules.pallino_by_target
-            reasons.append(f"{facts.pallino_by_contact} ended against the pallino "
-                           "[002 Art.30.2]")
+            reasons.append(f"pallino scored by {facts.pallino_by_contact}'s contact "
+                           "[002 Art.30.2-30.3]")
         elif wrong_ball and facts.pallino_hit_any:
             pallino_made = rules.pallino_by_target
         indirect = (rules.indirect_doubles and facts.indirect and not wrong_ball)
