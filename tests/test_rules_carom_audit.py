@@ -315,3 +315,11 @@ def test_set_with_innings_limit_opener_behind_loses_at_his_last_inning():
     assert c[3].match["set_scores"] == [{"A": 0, "B": 1}]
     # set 2 is opened by the other player (Partita 6)
     assert c[3].next_player == "B"
+
+
+def test_referee_foul_the_camera_already_called_is_listed_once():
+    s = Stream(MID)
+    carom(s, "white").off_table("red").end()
+    s.referee("foul", shot=1, code="ball_off_table")
+    [c] = calls(s, "free_game", opening=False)
+    assert codes(c) == ["ball_off_table"] and c.points["A"] == 0

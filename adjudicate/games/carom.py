@@ -646,6 +646,9 @@ class CaromGame:
             fouls = kept
         for e in shot.referee_actions("foul"):
             rule = self.fouls[e.extra["code"]]
+            if any(f.code == rule.code for f in fouls):  # the camera called it already
+                reasons.append(f"referee confirmed the foul {rule.code}")
+                continue
             fouls.append(Foul.of(rule, source="referee"))
             reasons.append(f"foul entered by the referee: {rule.description} "
                            f"({rule.article})")
