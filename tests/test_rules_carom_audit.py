@@ -323,3 +323,15 @@ def test_referee_foul_the_camera_already_called_is_listed_once():
     s.referee("foul", shot=1, code="ball_off_table")
     [c] = calls(s, "free_game", opening=False)
     assert codes(c) == ["ball_off_table"] and c.points["A"] == 0
+
+
+def test_after_a_respot_to_the_starting_position_the_red_first_is_not_required():
+    # Tiro d'inizio 2 binds the opening shot (match, set, equalising, tie-break); a
+    # respot for balls in contact (Bilie in contatto 1.a) is not an opening [assumed]
+    touching = (SPOTS["centre"][0] + CAROM_BALL, SPOTS["centre"][1])
+    s = Stream(MID)
+    carom(s, "white").end(red=SPOTS["centre"], yellow=touching)
+    s.layout = dict(OPEN)
+    carom(s, "white", first="yellow").end()
+    c = calls(s, "free_game", opening=False)
+    assert not c[1].extra["opening"] and c[1].fouls == [] and c[1].points["A"] == 1

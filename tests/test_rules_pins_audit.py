@@ -320,3 +320,15 @@ def test_target_against_the_pallino_that_stays_put_scores_nothing():
     s = opening(red=FROZEN_RED).shot("white").hit("white", "yellow")
     s.end(yellow=(2100.0, 900.0), red=(FROZEN_RED[0] + 2.0, FROZEN_RED[1]))  # jitter
     assert judge(s, "goriziana")[0].points["A"] == 0
+
+
+def test_touch_after_the_shot_charged_by_the_referee_to_the_player_who_shot():
+    # 24.3.q covers touches "dopo l'esecuzione del tiro": the referee moves the camera's
+    # 26.4 (next player) to the shooter: his points go to the opponent, ball in hand
+    s = opening().shot("white").hit("white", "yellow").pin_down("pin_left", "yellow")
+    s.end(yellow=(2000.0, 900.0)).disturbed("red")
+    s.referee("cancel_foul", shot=1, code="26.4").referee("foul", shot=1, code="24.3.q")
+    s.shot("yellow").hit("yellow", "white").end()
+    c = judge(s, "goriziana")
+    assert codes(c[0]) == ["24.3.q"] and c[0].points == {"A": 0, "B": G_INNER + FOUL}
+    assert c[0].ball_in_hand and c[1].fouls == [] and c[1].player == "B"
