@@ -182,3 +182,32 @@ def test_match_over_after_the_frames_needed_and_the_next_shot_is_not_judged():  
     assert c1.match["over"] and c1.match["winner"] == "A"
     assert c2.fouls == [] and c2.points == {"A": 0, "B": 0}
     assert c2.match["winner"] == "A"
+
+
+# ---------------------------------------------------------------- 6.2 who breaks the next frame
+
+def test_toss_winner_handing_the_break_over_then_breaks_the_next_frame():  # 6.2
+    # "teniendo el ganador, la opción de abrir el juego o hacérselo abrir a su oponente
+    # ... abrirá el juego un jugador cada vez de forma alternativa": B opened frame 1, so
+    # A opens frame 2.
+    s = Stream(rack())
+    s.referee("shooter", shot=1, player="B").referee("foul", shot=1, code="8.1.c")
+    s.shot("cue").hit("cue", "red_1").cushion("red_6", "foot").cushion("yellow_7", "right")
+    s.end()
+    (c,) = calls(s, frames=2)
+    assert c.player == "B" and c.extra["frame_winner"] == "A"
+    assert c.next_player == "A" and c.extra["breaking"] and not c.match["over"]
+
+
+def test_re_rack_inside_a_frame_does_not_change_the_alternation():  # 6.4, 6.2
+    # A opens frame 1 and fails (6.4): B breaks again inside frame 1. Frame 2 is
+    # opened by B, the other of the player who opened frame 1.
+    s = Stream(rack())
+    s.shot("cue").hit("cue", "red_1").end()  # A: no cushions, no colour
+    s.referee("foul", shot=2, code="8.1.c")
+    s.shot("cue").hit("cue", "red_1").cushion("red_6", "foot").cushion("yellow_7", "right")
+    s.end()
+    c1, c2 = calls(s, frames=2)
+    assert _codes(c1) == ["6.4"] and c1.next_player == "B"
+    assert c2.player == "B" and c2.extra["frame_winner"] == "A"
+    assert c2.next_player == "B"

@@ -93,7 +93,9 @@ class Pool51State:
     stalemate_mm: float
     frame: int = 1
     frames_won: dict[str, int] = field(default_factory=dict)
-    breaker: str = ""
+    breaker: str = ""  # who opened this frame: the next frame is the other's (6.2)
+    frame_shots: int = 0  # shots judged in this frame (a 'shooter' entry on the first
+    # one is the toss winner handing the break over, 6.2)
     turn: str = ""
     breaking: bool = True  # the next shot is a break (Art. 6.3)
     rebreak: bool = False  # that break is the supplementary shot after a failed one (6.4)
@@ -196,6 +198,9 @@ class Pool51Game:
         if st.over:
             return st, self._call(st, shot, player, struck, {}, [], player, [],
                                   ["the match is over; shot not judged"], extra)
+        if st.frame_shots == 0 and st.breaking and player != st.breaker:
+            st.breaker = player  # 6.2: the toss winner let the other open the frame
+        st.frame_shots += 1
         if player != st.last_shooter:
             st.innings[player] += 1
         st.last_shooter = player
@@ -567,8 +572,12 @@ class Pool51Game:
             reasons.append(f"shots without progress: {st.quiet} (003 Art. 9.9.a)")
         return None
 
-    def _rerack(self, st: Pool51State, breaker: str) -> None:
-        st.breaking, st.turn, st.breaker, st.rebreak = True, breaker, breaker, False
+    def _rerack(self, st: Pool51State, breaker: str, new_frame: bool = False) -> None:
+        """Rack again; ``breaker`` breaks. Only a new frame changes who opened the frame:
+        a re-rack inside a frame (6.4, 6.7, 9.9.a) leaves the alternation of 6.2 alone."""
+        st.breaking, st.turn, st.rebreak = True, breaker, False
+        if new_frame:
+            st.breaker, st.frame_shots = breaker, 0
         st.groups, st.down, st.declare_by = {}, [], None
         st.free_shot, st.cue_ball_in = False, "d"
         st.quiet, st.quiet_since, st.quiet_layout = {}, None, {}
@@ -599,7 +608,7 @@ class Pool51Game:
         else:
             st.frame += 1
             breaker = _other(st.players, st.breaker)  # Art. 6.2: breaks alternate
-            self._rerack(st, breaker)
+            self._rerack(st, breaker, new_frame=True)
             st.last_shooter = None
             next_player = breaker
             need = st.frames_to_win - 1
