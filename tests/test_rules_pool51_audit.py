@@ -211,3 +211,12 @@ def test_re_rack_inside_a_frame_does_not_change_the_alternation():  # 6.4, 6.2
     assert _codes(c1) == ["6.4"] and c1.next_player == "B"
     assert c2.player == "B" and c2.extra["frame_winner"] == "A"
     assert c2.next_player == "B"
+
+
+def test_black_dropping_before_the_last_own_ball_in_one_shot_loses():  # 8.1.a
+    # "embolsa la bola negra antes de haber embolsado todas las bolas de su propio grupo"
+    s = Stream(_endgame(("red_7",)))
+    s.shot("cue").hit("cue", "red_7").hit("red_7", "black").pocket("black", "foot_left")
+    s.pocket("red_7", "foot_right").end()
+    (c,) = calls(s, breaking=False, groups=GROUPS)
+    assert _codes(c) == ["8.1.a"] and c.extra["frame_winner"] == "B"
