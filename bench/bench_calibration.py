@@ -199,7 +199,7 @@ def main() -> int:
         for path in args.summarise:
             with open(path, encoding="utf-8") as fh:
                 rows += [json.loads(line) for line in fh if line.strip()]
-        rows.sort(key=lambda r: r["seed"])
+        rows = sorted({r["seed"]: r for r in rows}.values(), key=lambda r: r["seed"])
         atomic_write_text(args.out, summarise(rows))
         print(f"wrote {args.out} from {len(rows)} scenes", file=sys.stderr)
         return 0

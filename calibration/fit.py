@@ -522,27 +522,45 @@ def _marking_points(table: Table) -> tuple[np.ndarray, np.ndarray]:
     return asym_spots, np.array(asym_lines).reshape(-1, 2)
 
 
-def _marking_score(dots: np.ndarray, dog: np.ndarray, cam: CameraModel,
-                   table: Table) -> float:
-    """Mean contrast where the asymmetric markings should be: dots on a line-free
-    top-hat image, line points on a band-pass image."""
+def _marking_score(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: Table,
+                   image: np.ndarray | None = None, cloth=None) -> tuple[float, float]:
+    """Contrast where the asymmetric markings should be: (dots, lines). Dots are read
+    on a line-free top-hat image, above their brightest neighbour 25 mm away (a line
+    through a spot is not a spot) and only when ringed by cloth (a ball's highlight
+    is not a spot); one clearly visible dot is enough. Lines: mean band-pass contrast."""
     spots, lines = _marking_points(table)
-    vals = []
 
-    def sample(img, pts):
+    def sample(img, pts, z=0.0):
         px = cam.table_to_image(pts).astype(np.float32)
-        return cv2.remap(img, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR).ravel()
+        return cv2.remap(img, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR).reshape(len(pts), -1)
 
+    dot = line = 0.0
     if len(spots):
-        # a dot, not a line through it: the spot's contrast above its brightest
-        # neighbour 25 mm away along either axis
-        around = np.max([sample(dots, spots + d) for d in
+        around = np.max([sample(dots, spots + d)[:, 0] for d in
                          ((25, 0), (-25, 0), (0, 25), (0, -25))], axis=0)
-        # one clearly visible dot is enough (a ball may sit on the other)
-        vals.append(max(0.0, float(np.max(sample(dots, spots) - around))))
+        contrast = sample(dots, spots)[:, 0] - around
+        if image is not None and cloth is not None:
+            ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+            ring = np.array([np.mean(cloth.distance(sample(image, p + 22 * np.column_stack(
+                [np.cos(ang), np.sin(ang)]))[:, None, :]).ravel() < 4.0) for p in spots])
+            contrast = np.where(ring >= 0.75, contrast, 0.0)
+        dot = max(0.0, float(np.max(contrast)))
     if len(lines):
-        vals.append(float(np.mean(sample(dog, lines))))
-    return float(sum(vals))
+        line = float(np.mean(sample(dog, lines)[:, 0]))
+    return dot, line
+
+
+def _orientation_vote(sa: tuple[float, float], sb: tuple[float, float]) -> int:
+    """+1: as fitted, -1: turned round, 0: cannot tell. Dots and lines vote apart;
+    a vote needs a clear margin, and disagreeing votes cancel."""
+    votes = []
+    for (a, b), floor, rel, diff in (((sa[0], sb[0]), 3.0, 0.4, 3.0),
+                                     ((sa[1], sb[1]), 1.5, 0.3, 1.0)):
+        if max(a, b) >= floor and abs(a - b) >= max(diff, rel * max(a, b)):
+            votes.append(1 if a > b else -1)
+    if not votes or (1 in votes and -1 in votes):
+        return 0
+    return votes[0]
 
 
 def _find_line_points(gray: np.ndarray, cam: CameraModel, table: Table, ppm: float,
@@ -745,12 +763,13 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
     cam_b = CameraModel(cam.K, cam.dist, r2, t2, size, cam.z_up)
     ppm0 = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
     dots = tophat(gray, 30 * ppm0, min_width_px=5 * ppm0)
-    sa = _marking_score(dots, dog, cam, table)
-    sb = _marking_score(dots, dog, cam_b, table)
+    sa = _marking_score(dots, dog, cam, table, image, region.model)
+    sb = _marking_score(dots, dog, cam_b, table, image, region.model)
+    vote = _orientation_vote(sa, sb)
     warnings = []
     offs = a.offsets
     obs = a.obs
-    if sb > sa:
+    if vote < 0:
         cam = cam_b
         offs = offs[[2, 3, 0, 1]]
         n = len(table.diamonds)
@@ -759,8 +778,7 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
                            {}, {SIDES[(j + 2) % 4]: obs.edges[s]
                                 for j, s in enumerate(SIDES) if s in obs.edges})
     # decided only by a clearly visible marking that the other way round lacks
-    orientation_unknown = (max(sa, sb) < 3.0
-                           or abs(sa - sb) < max(3.0, 0.4 * max(abs(sa), abs(sb))))
+    orientation_unknown = vote == 0
     if orientation_unknown:
         warnings.append("head and foot cannot be told apart from the markings")
     # spots on the cloth (z = 0) pin the camera height, then a final fit
