@@ -335,3 +335,18 @@ def test_after_a_respot_to_the_starting_position_the_red_first_is_not_required()
     carom(s, "white", first="yellow").end()
     c = calls(s, "free_game", opening=False)
     assert not c[1].extra["opening"] and c[1].fouls == [] and c[1].points["A"] == 1
+
+
+def test_leaving_the_anchor_square_but_not_the_field_keeps_the_fields_count():
+    # Quadro 47/2 1-3: the limit holds in each zone, the anchor squares included. The
+    # red leaves anchor_balk_head_left (381-559 x 0-178) but stays in field_00 (0-470)
+    zones = get_table("carom_balkline_47").zones
+    start = {"white": (1400.0, 700.0), "yellow": (460.0, 100.0), "red": (440.0, 150.0)}
+    s = Stream(start)
+    carom(s, "white").end(red=(300.0, 300.0))
+    carom(s, "white").end()
+    c = calls(s, "balkline_47_2", opening=False)
+    assert c[0].fouls == [] and c[0].extra["zones"]["field_00"] == 1
+    assert c[0].extra["zones"]["anchor_balk_head_left"] == 0
+    assert codes(c[1]) == ["interdiction_zone"] and c[1].points["A"] == 0
+    assert "field_00" in zones and "anchor_balk_head_left" in zones
