@@ -575,7 +575,7 @@ class PyramidGame:
         restore = [Respot(b, "restore", p) for b, p in layout.items()]
         st.hanging = {}
         st.prev_ended = True
-        extra = {"variant": self.variant, "replay": True}
+        extra = {"variant": self.variant, "replay": True, "debt": dict(st.debt)}
         if st.from_hand:
             extra["from_hand"] = "house"
         return st, self._call(st, shot, player, struck, {p: 0 for p in st.players}, [],
