@@ -2,8 +2,9 @@
 
 Object ids are fixed per family and documented in docs/events.md:
 
-* carom and Italian pins: ``white`` (the opening player's ball), ``yellow`` (the
-  opponent's; rendered yellow or as a white marked with two dots), ``red``
+* carom and Italian pins: ``white`` (the opening player's ball; in a two-white set the
+  one marked with two dots, 000 Tiro d'inizio 3), ``yellow`` (the opponent's; in a
+  two-white set the plain white), ``red``
   (the carom red; in the pins games the smaller *pallino*);
 * pins: ``pin_centre``, ``pin_head``, ``pin_foot``, ``pin_left``, ``pin_right`` and,
   with nine pins, ``pin_head_outer`` ... (see :func:`equipment.tables.castle`);

@@ -48,7 +48,7 @@ class Sample:
 
 CLUB = Look(crf=21)
 BROADCAST = Look(cloth="tournament_blue", graphics=True, lamps=Look().lamps, crf=21,
-                 other_tables=0, people=5, dotted_yellow=True, vignette=0.05)
+                 other_tables=0, people=5, two_whites=True, vignette=0.05)
 
 SAMPLES = (
     Sample("three_cushion_point", "three_cushion_point", 0, CLUB,
@@ -56,7 +56,8 @@ SAMPLES = (
            "three-cushion: a valid point, club camera almost overhead"),
     Sample("missed_carom", "missed_carom", 1, BROADCAST,
            dict(tilt_deg=14, azimuth_deg=260, roll_deg=-1.5, hfov_deg=58, k1=-0.05, k2=0.0),
-           "free game: the carom is missed; broadcast look with score bar, dotted white"),
+           "free game: the carom is missed; broadcast look with score bar, "
+           "two whites (the opener's dotted)"),
     Sample("goriziana_pins_foul", "goriziana", 2,
            replace(CLUB, cloth="grey", lamp_tint=(1.08, 1.0, 0.82), cloth_wear=0.5),
            dict(tilt_deg=9, azimuth_deg=180, roll_deg=1.0, hfov_deg=66, k1=-0.14, k2=0.02),

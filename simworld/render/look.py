@@ -95,7 +95,7 @@ class Look:
     vignette: float = 0.08  # relative fall-off at the frame corners
     lens_blur: float = 0.5  # px, Gaussian sigma of the lens/focus softness
     motion_blur: bool = True
-    dotted_yellow: bool = False  # the opponent's ball drawn as a white with two dots
+    two_whites: bool = False  # two-white set: `white` marked with two dots, `yellow` plain white
     ball_shine: float = 1.0  # strength of the specular highlights
     ball_age: float = 0.0  # 0..1: older balls are duller and yellower
     chalk_marks: int = 12  # blue chalk smudges on the cloth
@@ -186,7 +186,7 @@ def random_look(seed: int) -> Look:
         noise=True,
         vignette=float(rng.uniform(0.0, 0.35)),
         motion_blur=True,
-        dotted_yellow=bool(rng.random() < 0.5),
+        two_whites=bool(rng.random() < 0.5),
         ball_shine=float(rng.uniform(0.4, 1.5)),
         ball_age=float(rng.uniform(0.0, 0.6)) if rng.random() < 0.4 else 0.0,
         chalk_marks=int(rng.integers(0, 40)),

@@ -57,9 +57,9 @@ class BallPainter:
     def __init__(self, spec: BallSpec, look: Look):
         colour = spec.colour
         marking = spec.marking
-        if spec.colour == "yellow" and look.dotted_yellow and marking == "" and \
-                spec.id == "yellow":
-            colour, marking = "white", "dots"
+        if look.two_whites and spec.id in ("white", "yellow") and marking == "":
+            # 000 Bilie 1.a, Tiro d'inizio 3: the opener's ball (`white`) carries the dots
+            colour, marking = "white", "dots" if spec.id == "white" else ""
         base = np.asarray(BALL_COLOURS.get(colour, (0.5, 0.5, 0.5)), np.float32)
         age = np.float32(look.ball_age)  # old phenolic: yellower, a little darker
         yellowing = 1 - 0.25 * age * np.array([0.0, 0.25, 1.0], np.float32)
