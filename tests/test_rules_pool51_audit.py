@@ -220,3 +220,12 @@ def test_black_dropping_before_the_last_own_ball_in_one_shot_loses():  # 8.1.a
     s.pocket("red_7", "foot_right").end()
     (c,) = calls(s, breaking=False, groups=GROUPS)
     assert _codes(c) == ["8.1.a"] and c.extra["frame_winner"] == "B"
+
+
+def test_referee_cancelling_a_break_foul_makes_the_break_legal():  # 6.4, 6.6, referee
+    s = Stream(rack())
+    s.shot("cue").hit("cue", "red_1").cushion("red_6", "foot")  # one cushion seen
+    s.referee("cancel_foul", code="6.4").end(cue=(800.0, 500.0))
+    (c,) = calls(s)
+    assert c.fouls == [] and not c.extra.get("rerack") and not c.extra["breaking"]
+    assert c.next_player == "B" and c.extra["declare_group"] == "B"  # 6.6

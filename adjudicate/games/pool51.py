@@ -427,6 +427,10 @@ class Pool51Game:
                          if e.ids and e.ids[0] in OBJECT_BALLS}
         colours_potted = sorted((b for b in pots if group_of(b)), key=lambda b: pot_time[b])
         legal = len(cushion_balls) >= BREAK_CUSHION_BALLS or bool(colours_potted)
+        if not legal and any(e.extra.get("code") == "6.4"
+                             for e in shot.referee_actions("cancel_foul")):
+            legal = True  # the referee saw the cushions the camera missed
+            reasons.append("break foul 6.4 cancelled by the referee: the break is legal")
         if not legal:
             fouls.clear()
             call_foul("6.4", f"break with {len(cushion_balls)} ball(s) to a cushion and no "
