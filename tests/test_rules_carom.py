@@ -10,6 +10,7 @@ import json
 import math
 
 import pytest
+from simcalls import cli_calls, simulated
 from streams import Stream
 
 from adjudicate import AdjudicationError, ShotCall, adjudicate_stream, get_game
@@ -874,27 +875,12 @@ CAROM_GAMES = ("free_game", "balkline_47_2", "balkline_47_1", "balkline_71_2",
 NEEDED_CUSHIONS = {"one_cushion": 1, "three_cushion": 3}
 
 
-def _scenarios():
-    try:
-        from simworld.scenarios import SCENARIOS, run_scenario
-    except Exception as exc:  # the simulator is optional for these tests
-        pytest.skip(f"simulator scenarios not available: {exc}")
-    return SCENARIOS, run_scenario
-
-
 def _scenario_calls(name: str, tmp_path) -> tuple[str, list, list[dict]]:
-    scenarios, run_scenario = _scenarios()
-    if name not in scenarios:
-        pytest.skip(f"scenario {name!r} missing from simworld.scenarios")
-    game = getattr(scenarios[name], "discipline", None)
+    sim = simulated(name)
+    game = sim.trajectory.discipline
     if game not in CAROM_GAMES:
         pytest.skip(f"scenario {name!r} is not a carom game ({game})")
-    events = list(run_scenario(name).events)
-    ev, out = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.calls.jsonl"
-    write_events(ev, events)
-    assert main(["adjudicate", str(ev), "--game", game, "-o", str(out)]) == 0
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
-    return game, events, [r for r in rows if r["type"] == "call"]
+    return game, list(sim.events), cli_calls(sim.events, game, tmp_path)
 
 
 def _shot_situation(events: list, number: int) -> dict:
@@ -945,7 +931,7 @@ def test_simulated_three_cushion_point(tmp_path):
 
 
 def test_every_simulated_carom_scenario_is_judged_as_its_events_show(tmp_path):
-    scenarios, _ = _scenarios()
+    scenarios = pytest.importorskip("simworld.scenarios").SCENARIOS
     names = [n for n, sc in scenarios.items()
              if getattr(sc, "discipline", None) in CAROM_GAMES]
     if not names:

@@ -13,6 +13,7 @@ import pytest
 from adjudicate import AdjudicationError, ShotCall, adjudicate_stream, get_game
 from adjudicate.engine import Shot
 from equipment import castle, get_table
+from tests.simcalls import cli_calls, simulated
 from tests.streams import Stream
 
 TABLE = get_table("italian_pins")
@@ -614,33 +615,14 @@ def test_match_settings_record_in_the_stream():
 
 def _simulated_calls(name: str, tmp_path) -> tuple[str, list, list[dict]]:
     """The scenario's events (simulator physics) judged through `cueref adjudicate`."""
-    import json
-
-    try:
-        from simworld.scenarios import SCENARIOS, run_scenario
-    except Exception as exc:  # the simulator is optional for these tests
-        pytest.skip(f"simulator not available: {exc}")
-    if name not in SCENARIOS:
-        pytest.skip(f"scenario {name!r} missing from simworld.scenarios")
-    from cueref.cli import main
-    from tracking.events import write_events
-
-    scenario = SCENARIOS[name]
-    events = list(run_scenario(name).events)
+    sim = simulated(name)
+    game, events = sim.trajectory.discipline, list(sim.events)
     starts = [e for e in events if e.type == "shot_start"]
     assert starts, f"{name}: no shot in the scenario"
     # Who owns which ball is match data: A opens with the ball struck first.
     first_ball = starts[0].ids[0]
     balls = {"A": first_ball, "B": "yellow" if first_ball == "white" else "white"}
-    ev_file, match_file = tmp_path / "events.jsonl", tmp_path / "match.json"
-    write_events(ev_file, events)
-    match_file.write_text(json.dumps({"balls": balls}))
-    out = tmp_path / "calls.jsonl"
-    rc = main(["adjudicate", str(ev_file), "--game", scenario.discipline, "--match",
-               str(match_file), "-o", str(out)])
-    assert rc == 0
-    calls = [json.loads(line) for line in out.read_text().splitlines()]
-    return scenario.discipline, events, [c for c in calls if c["type"] == "call"]
+    return game, events, cli_calls(events, game, tmp_path, {"balls": balls})
 
 
 def _pins_value(discipline: str, pins: list[str]) -> int:

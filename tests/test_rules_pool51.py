@@ -15,6 +15,7 @@ from adjudicate import AdjudicationError, ShotCall, adjudicate_stream, get_game
 from adjudicate.engine import Shot
 from equipment.disciplines import get_discipline
 from equipment.tables import POOL_BALL, get_table
+from tests.simcalls import cli_calls, simulated
 from tests.streams import Stream
 
 TABLE = get_table("pool51")
@@ -579,27 +580,8 @@ def test_a_stream_that_starts_mid_frame():  # settings breaking=false, groups
 
 def _scenario_calls(name: str, tmp_path, settings: dict | None = None):
     """Run the simulator's scenario ``name`` and `cueref adjudicate` on its events."""
-    import json
-
-    try:
-        from simworld.scenarios import SCENARIOS, run_scenario
-    except ImportError:
-        pytest.skip("simworld.scenarios is not available")
-    if name not in SCENARIOS:
-        pytest.skip(f"scenario {name} is not defined")
-    from cueref.cli import main
-    from tracking.events import write_events
-
-    sim = run_scenario(name)
-    write_events(tmp_path / "events.jsonl", sim.events)
-    args = ["adjudicate", str(tmp_path / "events.jsonl"), "--game", "pool51",
-            "-o", str(tmp_path / "calls.jsonl")]
-    if settings:
-        (tmp_path / "match.json").write_text(json.dumps(settings))
-        args += ["--match", str(tmp_path / "match.json")]
-    assert main(args) == 0
-    records = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
-    return sim, [r for r in records if r["type"] == "call"]
+    sim = simulated(name)
+    return sim, cli_calls(sim.events, "pool51", tmp_path, settings)
 
 
 def test_simulator_black_on_the_break(tmp_path):  # 6.7

@@ -95,8 +95,8 @@ class Trajectory:
             tr: dict[str, Any] = {
                 "x": [round(float(v), 2) for v in self.positions[:, k, 0]],
                 "y": [round(float(v), 2) for v in self.positions[:, k, 1]],
-                "state": _runs([STATES[c] for c in self.states[:, k]]),
-                "visible": _runs([bool(v) for v in self.visible[:, k]]),
+                "state": run_lengths([STATES[c] for c in self.states[:, k]]),
+                "visible": run_lengths([bool(v) for v in self.visible[:, k]]),
             }
             if self.heights is not None and np.any(self.heights[:, k] != 0):
                 tr["z"] = [round(float(v), 2) for v in self.heights[:, k]]
@@ -138,7 +138,7 @@ class Trajectory:
         return _parse(d, str(p))
 
 
-def _runs(values: list) -> list[list]:
+def run_lengths(values: list) -> list[list]:
     """Run-length encode: [[first_frame, value], ...] at each change."""
     out: list[list] = []
     for i, v in enumerate(values):

@@ -15,6 +15,7 @@ import numpy as np
 from equipment import Discipline, get_discipline
 from equipment.files import atomic_path, atomic_write_text, check_writable
 from tracking import STATES, Stroke, Trajectory
+from tracking.trajectory import run_lengths
 
 from .camera import Camera, check_size, default_camera, random_camera
 from .look import Look, random_look
@@ -275,20 +276,12 @@ def render_video(trajectory: Trajectory, path: str | os.PathLike, camera: Camera
     return tpath
 
 
-def _runs(values: list) -> list[list]:
-    out: list[list] = []
-    for i, v in enumerate(values):
-        if not out or out[-1][1] != v:
-            out.append([i, v])
-    return out
-
-
 def truth_document(traj: Trajectory, disc: Discipline, camera: Camera, look: Look, seed: int,
                    fps: float, frames: list[FrameTruth], renderer: ClipRenderer,
                    video_name: str) -> dict:
     """The clip's truth file (format in docs/renderer.md)."""
     table = disc.table
-    lamp_runs = _runs([f.lamps_on for f in frames])
+    lamp_runs = run_lengths([f.lamps_on for f in frames])
     lux_states = []
     for i, (start, on) in enumerate(lamp_runs):
         end = lamp_runs[i + 1][0] - 1 if i + 1 < len(lamp_runs) else len(frames) - 1
@@ -307,7 +300,7 @@ def truth_document(traj: Trajectory, disc: Discipline, camera: Camera, look: Loo
             "centre": [[round(o.centre[0], 2), round(o.centre[1], 2)] for o in ot],
             "box": [None if o.box is None else [round(v, 1) for v in o.box] for o in ot],
             "visible": [round(o.visible, 3) for o in ot],
-            "state": _runs([o.state for o in ot]),
+            "state": run_lengths([o.state for o in ot]),
         }
     diamonds = camera.project(np.array([[x, y, table.rail_top_height]
                                         for x, y in table.diamonds]))
@@ -342,7 +335,7 @@ def truth_document(traj: Trajectory, disc: Discipline, camera: Camera, look: Loo
                      "cell_mm": [round(v, 2) for v in grid["cell"]],
                      "ambient_lux": look.ambient_lux},
         "lux": lux_states,
-        "occluders": {"player": _runs(["player" in f.occluders for f in frames]),
+        "occluders": {"player": run_lengths(["player" in f.occluders for f in frames]),
                       "graphics": bool(look.graphics)},
         "look": look.to_dict(),
         "trajectory_fps": traj.fps,
