@@ -542,8 +542,9 @@ def _marking_score(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: T
         if image is not None and cloth is not None:
             ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
             ring = np.array([np.mean(cloth.distance(sample(image, p + 22 * np.column_stack(
-                [np.cos(ang), np.sin(ang)]))[:, None, :]).ravel() < 4.0) for p in spots])
-            contrast = np.where(ring >= 0.75, contrast, 0.0)
+                [np.cos(ang), np.sin(ang)]))[:, None, :]).ravel() < 8.0) for p in spots])
+            # loosely cloth-coloured: worn cloth around a spot is greyer, a ball is not cloth
+            contrast = np.where(ring >= 0.6, contrast, 0.0)
         dot = max(0.0, float(np.max(contrast)))
     if len(lines):
         line = float(np.mean(sample(dog, lines)[:, 0]))
