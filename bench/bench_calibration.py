@@ -113,7 +113,7 @@ def evaluate(seed: int) -> dict:
     return out
 
 
-def summarise(rows: list[dict]) -> str:
+def summarise(rows: list[dict], label: str = "") -> str:
     n = len(rows)
     ok = [r for r in rows if r.get("ok")]
     good = [r for r in ok if r["err_max"] < 3.0]
@@ -139,6 +139,7 @@ def summarise(rows: list[dict]) -> str:
         " 1920x1080; random look: cloth, lamps and failures, noise, vignetting, players,"
         " graphics; the discipline's opening balls). Measured on the 2-core shared machine.",
         "",
+        *([label, ""] if label else []),
         "| figure | target | measured |",
         "|---|---|---|",
         f"| success (ok and < 3 mm everywhere) | >= 99% | {len(good)}/{n} = "
@@ -191,6 +192,7 @@ def main() -> int:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--out", default="docs/bench/calibration.md")
     ap.add_argument("--jsonl", default=None, help="also keep the per-scene rows here")
+    ap.add_argument("--label", default="", help="a line to add under the title")
     ap.add_argument("--summarise", nargs="+", metavar="JSONL",
                     help="only write the summary of rows kept by earlier runs (--jsonl)")
     args = ap.parse_args()
@@ -200,7 +202,7 @@ def main() -> int:
             with open(path, encoding="utf-8") as fh:
                 rows += [json.loads(line) for line in fh if line.strip()]
         rows = sorted({r["seed"]: r for r in rows}.values(), key=lambda r: r["seed"])
-        atomic_write_text(args.out, summarise(rows))
+        atomic_write_text(args.out, summarise(rows, args.label))
         print(f"wrote {args.out} from {len(rows)} scenes", file=sys.stderr)
         return 0
     rows = []
@@ -215,7 +217,7 @@ def main() -> int:
                 fh.write(json.dumps(r) + "\n")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out, summarise(rows))
+    atomic_write_text(out, summarise(rows, args.label))
     print(f"wrote {out}", file=sys.stderr)
     return 0
 
