@@ -62,12 +62,11 @@ def scene(seed: int):
 def evaluate(seed: int) -> dict:
     disc, cam, look, img, truth = scene(seed)
     table = disc.table
-    z_up = False  # the renderer films the real (z-down) table frame (docs/calibration.md)
     out = {"seed": seed, "discipline": disc.name, "table": table.name,
            "size": list(cam.size), "tilt": None, "occluders": list(truth.occluders)}
     t0 = time.perf_counter()
     try:
-        calib = calibrate_image(img, z_up=z_up, strict=False)
+        calib = calibrate_image(img, strict=False)
     except CalibrationError as exc:
         out.update(ok=False, refused=str(exc), time=time.perf_counter() - t0)
         return out
@@ -79,7 +78,7 @@ def evaluate(seed: int) -> dict:
     r = disc.balls[0].radius
     pxb = cam.project(np.column_stack([xy, np.full(len(xy), r)]))
     errb = np.linalg.norm(calib.image_to_table(pxb, r) - xy, axis=1)
-    truth_cam = CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size, z_up)
+    truth_cam = CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size)
     out.update(ok=calib.ok, chosen=calib.table, reasons=calib.quality.get("reasons"),
                err_median=float(np.median(err)), err_max=float(err.max()),
                err_p99=float(np.percentile(err, 99)), err_all=np.round(err, 3).tolist(),

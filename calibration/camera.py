@@ -2,9 +2,7 @@
 
 World frame: table millimetres ``x`` (toward the foot) and ``y`` (toward the right)
 with ``z`` pointing *down* into the cloth, so that (x, y, z) is right-handed and a
-point ``h`` mm above the cloth has ``z = -h``. (``z_up=True`` models the mirror-image
-world whose ``z`` points up with the same x and y: a point above the cloth has
-``z = +h`` there; some renderers build that world.) A full pose (not just a homography of
+point ``h`` mm above the cloth has ``z = -h``. A full pose (not just a homography of
 the cloth) lets ball centres (height = radius) and rail tops map without parallax.
 """
 
@@ -33,12 +31,6 @@ class CameraModel:
     rvec: np.ndarray
     tvec: np.ndarray
     size: tuple[int, int]  # (width, height) px
-    z_up: bool = False  # world z up (mirror-image world) instead of down
-
-    @property
-    def zsign(self) -> float:
-        """World z of a point 1 mm above the cloth."""
-        return 1.0 if self.z_up else -1.0
 
     def __post_init__(self) -> None:
         self.K = np.asarray(self.K, float).reshape(3, 3)
@@ -63,7 +55,7 @@ class CameraModel:
         """Table mm (N, 2) at ``height`` mm above the cloth to distorted pixels (N, 2)."""
         xy = np.asarray(xy, float).reshape(-1, 2)
         h = np.broadcast_to(np.asarray(height, float), (len(xy),))
-        return self.project(np.column_stack([xy, self.zsign * h]))
+        return self.project(np.column_stack([xy, -h]))
 
     # ------------------------------------------------------------------ inverse
     def undistort(self, px) -> np.ndarray:
@@ -91,7 +83,7 @@ class CameraModel:
         centre = -R.T @ self.tvec
         h = np.broadcast_to(np.asarray(height, float), (len(n),))
         with np.errstate(divide="ignore", invalid="ignore"):
-            s = (self.zsign * h - centre[2]) / rays[:, 2]
+            s = (-h - centre[2]) / rays[:, 2]
         return centre[:2] + rays[:, :2] * s[:, None]
 
     # ------------------------------------------------------------------ helpers
@@ -104,7 +96,7 @@ class CameraModel:
     def homography(self, height: float = 0.0) -> np.ndarray:
         """Table mm on the plane ``height`` above the cloth to *undistorted* pixels."""
         R, _ = cv2.Rodrigues(self.rvec)
-        t = self.tvec + self.zsign * height * R[:, 2]
+        t = self.tvec - height * R[:, 2]
         H = self.K @ np.column_stack([R[:, 0], R[:, 1], t])
         return H / H[2, 2]
 
@@ -112,7 +104,7 @@ class CameraModel:
         """Angle between the optical axis and the straight-down direction."""
         R, _ = cv2.Rodrigues(self.rvec)
         axis = R[2, :]  # optical axis in world coordinates
-        return float(np.degrees(np.arccos(np.clip(-self.zsign * axis[2], -1.0, 1.0))))
+        return float(np.degrees(np.arccos(np.clip(axis[2], -1.0, 1.0))))
 
     def to_dict(self) -> dict:
         return {
@@ -121,14 +113,16 @@ class CameraModel:
             "dist": np.round(self.dist, 9).tolist(),
             "rvec": np.round(self.rvec, 9).tolist(),
             "tvec": np.round(self.tvec, 6).tolist(),
-            "world_z": "up" if self.z_up else "down",
+            "world_z": "down",
         }
 
     @classmethod
     def from_dict(cls, d: dict) -> CameraModel:
+        if d.get("world_z", "down") != "down":
+            raise ValueError(f"world_z {d['world_z']!r} is no longer supported (only 'down': "
+                             "recalibrate)")
         return cls(K=np.array(d["K"]), dist=np.array(d["dist"]), rvec=np.array(d["rvec"]),
-                   tvec=np.array(d["tvec"]), size=tuple(d["image_size"]),
-                   z_up=d.get("world_z", "down") == "up")
+                   tvec=np.array(d["tvec"]), size=tuple(d["image_size"]))
 
 
 def look_at(eye: np.ndarray, target: np.ndarray, roll_deg: float = 0.0) -> tuple:

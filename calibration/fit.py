@@ -31,6 +31,7 @@ GEOMETRY_GROUPS = {"carom": ("carom", "carom_free", "carom_balkline_47", "carom_
                    "pyramid": ("pyramid",), "pool51": ("pool51",)}
 SIDES = ("left", "foot", "right", "head")  # table side j joins table corner j to j+1
 MAX_RMS_MM = 1.2  # diamonds' RMS residual above this: do not trust the fit
+MAX_OFFSET_SPREAD_MM = 6.0  # cushion-edge offsets disagree by more: an edge is wrong
 MAX_PREDICTED_MM = 2.5  # predicted (3 sigma) cloth error above this: do not trust
 
 
@@ -156,9 +157,8 @@ class _Problem:
     """Residuals in table mm for a parameter vector [f, k1, k2, p1, p2, rvec, tvec, c x4]."""
 
     def __init__(self, table: Table, size: tuple[int, int], obs: Observations,
-                 f_prior: float, zsign: float, edge_weight: float = 0.35):
+                 f_prior: float, edge_weight: float = 0.35):
         self.table, self.size, self.obs = table, size, obs
-        self.zsign = zsign
         self.cx, self.cy = (size[0] - 1) / 2, (size[1] - 1) / 2
         self.f_prior = f_prior
         self.edge_weight = edge_weight
@@ -182,9 +182,9 @@ class _Problem:
         else:
             self.l_px = self.l_a = self.l_n = np.zeros((0, 2))
         self.px = np.concatenate([self.d_px, self.s_px, self.e_px, self.l_px])
-        self.z = np.concatenate([np.full(len(self.d_px), zsign * table.rail_top_height),
+        self.z = np.concatenate([np.full(len(self.d_px), -table.rail_top_height),
                                  np.zeros(len(self.s_px)),
-                                 np.full(len(self.e_px), zsign * table.cushion_height),
+                                 np.full(len(self.e_px), -table.cushion_height),
                                  np.zeros(len(self.l_px))])
         self.ne = len(self.e_px)
         self.nd, self.ns = len(self.d_px), len(self.s_px)
@@ -233,9 +233,9 @@ def _params(cam: CameraModel, c: np.ndarray) -> np.ndarray:
     return np.concatenate([[cam.K[0, 0]], cam.dist[:4], cam.rvec, cam.tvec, c])
 
 
-def _camera(p: np.ndarray, size, z_up: bool = False) -> CameraModel:
+def _camera(p: np.ndarray, size) -> CameraModel:
     return CameraModel(camera_matrix(p[0], size), np.array([*p[1:5], 0.0]),
-                       p[5:8], p[8:11], size, z_up)
+                       p[5:8], p[8:11], size)
 
 
 def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
@@ -258,7 +258,7 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
     lo[N_CAMERA:], hi[N_CAMERA:] = -table.rail_width, 2 * table.rail_width
     lo, hi = lo[act], hi[act]
     for _ in range(passes):
-        prob = _Problem(table, size, obs, f_prior, cam0.zsign)
+        prob = _Problem(table, size, obs, f_prior)
 
         def fun(q, prob=prob):
             p = p_full.copy()
@@ -307,7 +307,7 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
                 start += len(e)
                 new_edges[side] = e[k]
             obs.edges = new_edges
-    return _camera(res.x, size, cam0.z_up), res.x[N_CAMERA:], (res, prob, obs)
+    return _camera(res.x, size), res.x[N_CAMERA:], (res, prob, obs)
 
 
 def _focal_ambiguity(table: Table, size, obs: Observations, cam: CameraModel,
@@ -329,7 +329,7 @@ def _focal_ambiguity(table: Table, size, obs: Observations, cam: CameraModel,
         t = cam.tvec.copy()
         t[2] = t[2] * factor + (factor - 1) * (R[2] @ np.array([table.length / 2,
                                                                   table.width / 2, 0.0]))
-        alt0 = CameraModel(K, cam.dist, cam.rvec, t, size, cam.z_up)
+        alt0 = CameraModel(K, cam.dist, cam.rvec, t, size)
         try:
             alt, _, (r2, p2, _) = fit_camera(table, size, obs, alt0, offs, prob.f_prior,
                                               max_nfev=60, fix_f=True, passes=1)
@@ -351,7 +351,7 @@ def predicted_error(table: Table, size, res, prob: _Problem) -> float:
         cov = np.linalg.pinv(J.T @ J, rcond=1e-12) * s2
     except np.linalg.LinAlgError:
         return float("inf")
-    cam = _camera(res.x, size, prob.zsign > 0)
+    cam = _camera(res.x, size)
     gx, gy = np.meshgrid(np.linspace(0, table.length, 5), np.linspace(0, table.width, 3))
     xy = np.column_stack([gx.ravel(), gy.ravel()])
     px = cam.table_to_image(xy)
@@ -407,18 +407,8 @@ class Attempt:
     fit: object = None
 
 
-def _mirror(region: ClothRegion) -> ClothRegion:
-    """The same region with its corners in the opposite turning order."""
-    e = region.edges
-    return ClothRegion(region.model, region.quad[::-1].copy(),
-                       [e[(2 - k) % 4] for k in range(4)], region.mask, region.scale)
-
-
 def _try_profile(image_gray: np.ndarray, th_cache: dict, region: ClothRegion,
-                 table: Table, size, z_up: bool = False) -> Attempt | None:
-    zsign = 1.0 if z_up else -1.0
-    if z_up:  # the mirror-image world turns the other way round
-        region = _mirror(region)
+                 table: Table, size) -> Attempt | None:
     c0 = max(20.0, 2 * table.diamond_offset - table.rail_width)
     start = _start_index(region.quad)
     quad = np.roll(region.quad, -start, axis=0)
@@ -447,8 +437,8 @@ def _try_profile(image_gray: np.ndarray, th_cache: dict, region: ClothRegion,
     f0 = focal_from_homography(H1, size)
     f_prior = f0 if f0 is not None and 0.3 * size[0] < f0 < 10 * size[0] else 1.2 * size[0]
     K = camera_matrix(f_prior, size)
-    rvec, tvec = pose_from_homography(H1, K, zsign * table.rail_top_height)
-    cam0 = CameraModel(K, np.zeros(5), rvec, tvec, size, z_up)
+    rvec, tvec = pose_from_homography(H1, K, -table.rail_top_height)
+    cam0 = CameraModel(K, np.zeros(5), rvec, tvec, size)
     # a quick fit on the diamonds alone ranks the profiles; the edges join at the end
     obs = Observations(diamonds=found)
     cam, offs, fit = fit_camera(table, size, obs, cam0, np.full(4, c0), f_prior)
@@ -652,16 +642,13 @@ def _pockets_seen(gray: np.ndarray, cam: CameraModel, table: Table, cloth_level:
 
 
 def calibrate_image(image: np.ndarray, table: str | None = None,
-                    corners: np.ndarray | None = None, z_up: bool = False,
+                    corners: np.ndarray | None = None,
                     strict: bool = True) -> Calibration:
     """Calibrate from one BGR frame; raise :class:`CalibrationError` with a reason.
 
     With ``strict`` (the default) a fit that fails its own checks raises too, so no
     wrong mapping is ever returned; ``strict=False`` returns it marked not ok (for
     the debug picture).
-
-    ``z_up`` fits the mirror-image world (table y to the left of a player at the head)
-    that a renderer with a z-up frame draws; real cameras see the default.
     """
     if image is None or image.ndim != 3 or image.shape[2] != 3:
         raise CalibrationError("expected a colour (BGR) image")
@@ -671,14 +658,14 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
         get_table(table)  # an unknown name lists the known ones
     if corners is not None:
         from .manual import calibrate_from_corners
-        return calibrate_from_corners(image, corners, table or "carom", z_up)
+        return calibrate_from_corners(image, corners, table or "carom")
     region = find_cloth(image)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     th_cache: dict = {}
     attempts: dict[str, Attempt] = {}
     for rep in GEOMETRY_GROUPS:
         try:
-            a = _try_profile(gray, th_cache, region, TABLES[rep], size, z_up)
+            a = _try_profile(gray, th_cache, region, TABLES[rep], size)
         except (np.linalg.LinAlgError, ValueError, cv2.error):
             a = None
         if a is not None:
@@ -761,7 +748,7 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
     g = gray.astype(np.float32)
     dog = np.abs(g - cv2.GaussianBlur(g, (0, 0), blur_sigma))
     r2, t2 = flip_pose(cam.rvec, cam.tvec, table)
-    cam_b = CameraModel(cam.K, cam.dist, r2, t2, size, cam.z_up)
+    cam_b = CameraModel(cam.K, cam.dist, r2, t2, size)
     ppm0 = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
     dots = tophat(gray, 30 * ppm0, min_width_px=5 * ppm0)
     sa = _marking_score(dots, dog, cam, table, image, region.model)
@@ -792,7 +779,8 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
     cam_d, offs_d = cam, offs
     cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam, offs, f_prior)
     _, _, re = prob.parts(res.x)
-    if len(re) and float(np.sqrt(np.mean(re ** 2))) > 2.0:
+    if len(re) and (float(np.sqrt(np.mean(re ** 2))) > 2.0
+                    or _offset_spread(offs, obs) > MAX_OFFSET_SPREAD_MM):
         # the cloth's outline disagrees with the diamonds (a cushion band of another
         # shade, a dark corner): trust the diamonds, spots and lines alone
         obs.edges = {}
@@ -841,6 +829,18 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
                        spot_residuals=spot_res, quality=quality, cloth=region.model,
                        edge_offsets=dict(zip(SIDES, map(float, offs), strict=True)),
                        warnings=warnings)
+
+
+def _offset_spread(offs: np.ndarray, obs: Observations) -> float:
+    """Spread (mm) of the fitted cushion-edge offsets over the sides that have edge
+    points: the four cushions are alike, so a correct pose sees the cloth's edge at the
+    same distance from every nose; a large spread means an edge was mistaken (a shadow,
+    a pocket's jaw) and has bent the pose."""
+    seen = [k for k, side in enumerate(SIDES) if len(obs.edges.get(side, ())) > 0]
+    if len(seen) < 2:
+        return 0.0
+    o = np.asarray(offs, float)[seen]
+    return float(o.max() - o.min())
 
 
 def _flip_diamond_index(table: Table) -> dict[int, int]:

@@ -29,8 +29,7 @@ def parse_corners(text: str) -> np.ndarray:
     return np.array(vals).reshape(4, 2)
 
 
-def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
-                           z_up: bool = False) -> Calibration:
+def calibrate_from_corners(image: np.ndarray, corners, table_name: str) -> Calibration:
     from .fit import (
         Observations,
         focal_from_homography,
@@ -45,7 +44,7 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
         raise ValueError("--corners lie far outside the image")
     x, y = px[:, 0], px[:, 1]
     area = 0.5 * np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)
-    if (area <= 0) != z_up:
+    if area <= 0:
         raise ValueError("--corners must be head-left, foot-left, foot-right, head-right "
                          "(clockwise on screen); these run the other way or are degenerate")
     H, _ = cv2.findHomography(table_corners(table), px)
@@ -54,7 +53,7 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
     f = focal_from_homography(H, size) or 1.2 * w
     K = camera_matrix(f, size)
     rvec, tvec = pose_from_homography(H, K, 0.0)
-    cam = CameraModel(K, np.zeros(5), rvec, tvec, size, z_up)
+    cam = CameraModel(K, np.zeros(5), rvec, tvec, size)
     calib = Calibration(table=table.name, camera=cam, method="corners",
                         quality={"ok": True, "diamonds_found": 0, "reasons": [],
                                  "note": "four corners given by hand; no distortion"},

@@ -85,6 +85,8 @@ class Calibration:
             get_table(d["table"])
         except KeyError as exc:
             raise ValueError(f"{where}: missing or bad field {exc.args[0]!r}") from None
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
         return cls(table=d["table"], camera=cam, method=d.get("method", "auto"),
                    residuals=dict(d.get("residuals_mm", {})),
                    spot_residuals=dict(d.get("spot_residuals_mm", {})),

@@ -37,7 +37,7 @@ class SyntheticScene:
 
 def synthetic_camera(table: Table, rng: np.random.Generator, size=(1280, 720),
                      max_tilt_deg: float = 20.0, distortion: bool = True,
-                     flip: bool | None = None, z_up: bool = False) -> CameraModel:
+                     flip: bool | None = None) -> CameraModel:
     """A camera above the table centre seeing the whole table with its rails."""
     w, h = size
     f = float(rng.uniform(0.7, 1.4) * w)
@@ -45,7 +45,7 @@ def synthetic_camera(table: Table, rng: np.random.Generator, size=(1280, 720),
     az = rng.uniform(0, 2 * np.pi)
     target = np.array([table.length / 2, table.width / 2, 0.0])
     direction = np.array([np.sin(tilt) * np.cos(az), np.sin(tilt) * np.sin(az),
-                          np.cos(tilt) if z_up else -np.cos(tilt)])
+                          -np.cos(tilt)])
     roll = float(rng.uniform(-8, 8))
     if flip if flip is not None else rng.random() < 0.5:
         roll += 180.0
@@ -59,12 +59,12 @@ def synthetic_camera(table: Table, rng: np.random.Generator, size=(1280, 720),
     d = 3000.0
     for _ in range(6):  # scale the distance so the frame fills ~88% of the image
         rvec, tvec = look_at(target + d * direction, target, roll)
-        px = CameraModel(K, np.zeros(5), rvec, tvec, size, z_up).project(frame)
+        px = CameraModel(K, np.zeros(5), rvec, tvec, size).project(frame)
         ext = max(np.abs(px[:, 0] - K[0, 2]).max() / (w / 2),
                   np.abs(px[:, 1] - K[1, 2]).max() / (h / 2))
         d *= ext / float(rng.uniform(0.84, 0.92)) if _ == 0 else ext / 0.88
     rvec, tvec = look_at(target + d * direction, target, roll)
-    return CameraModel(K, dist, rvec, tvec, size, z_up)
+    return CameraModel(K, dist, rvec, tvec, size)
 
 
 def default_lamps(table: Table, n: int = 3, height: float = 850.0,
@@ -131,7 +131,7 @@ def render_synthetic(table: Table, cam: CameraModel, scene: SyntheticScene | Non
     L, W = table.length, table.width
     rw, off = table.rail_width, table.diamond_offset
     cw = max(20.0, 2 * off - rw)  # cushion top width: diamonds mid-way on the wood
-    zc, zr = cam.zsign * table.cushion_height, cam.zsign * table.rail_top_height
+    zc, zr = -table.cushion_height, -table.rail_top_height
     # albedo layer (linear 0..1), lit afterwards
     img = np.zeros((h, w, 3), np.uint8)
     img[:] = sc.floor_bgr
@@ -155,7 +155,7 @@ def render_synthetic(table: Table, cam: CameraModel, scene: SyntheticScene | Non
     for dx, dy in table.diamonds:
         _disk(cam, img, (dx, dy), 9.0, zr, (240, 240, 240))
     for bx, by, br, col in sc.balls:
-        _disk(cam, img, (bx, by), br, cam.zsign * br, col)
+        _disk(cam, img, (bx, by), br, -br, col)
     # lighting: lux on the cloth plane everywhere (the rails get roughly the same)
     lamps = sc.lamps or default_lamps(table)
     small = (w // 8, h // 8)

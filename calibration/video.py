@@ -74,19 +74,19 @@ def read_frames(path: str | os.PathLike, seconds: float | None = None,
 
 
 def calibrate(source, table: str | None = None, corners=None, seconds: float = 3.0,
-              tries: int = 4, z_up: bool = False, strict: bool = True) -> Calibration:
+              tries: int = 4, strict: bool = True) -> Calibration:
     """Calibrate from a BGR frame, an image file or the first ``seconds`` of a video.
 
     In a video, several frames are tried (a player may hide a rail in one) and the
     best-trusted result is kept. Raises :class:`CalibrationError` with the reason.
     """
     if isinstance(source, np.ndarray):
-        return calibrate_image(source, table, corners, z_up, strict)
+        return calibrate_image(source, table, corners, strict=strict)
     frames = list(read_frames(source, seconds=seconds, step_s=max(seconds / tries, 0.04)))
     best, errors = None, []
     for _, _, frame in frames[:tries]:
         try:
-            c = calibrate_image(frame, table, corners, z_up, strict=False)
+            c = calibrate_image(frame, table, corners, strict=False)
         except CalibrationError as exc:
             errors.append(str(exc))
             continue
@@ -105,7 +105,7 @@ def calibrate(source, table: str | None = None, corners=None, seconds: float = 3
 
 def video_events(path, calib: Calibration | None = None, table: str | None = None,
                  check_every_s: float = 1.0, meter: LightMeter | None = None,
-                 reference_lux: float | None = None, z_up: bool = False) -> list[Event]:
+                 reference_lux: float | None = None) -> list[Event]:
     """``calibration`` (ok / moved / lost / recalibrated) and ``light`` records.
 
     ``light`` records are written at the start and whenever the light changes (a lamp
@@ -116,7 +116,7 @@ def video_events(path, calib: Calibration | None = None, table: str | None = Non
     events: list[Event] = []
     fps = _fps(path)
     if calib is None:
-        calib = calibrate(path, table, z_up=z_up)
+        calib = calibrate(path, table)
     events.append(Event(0.0, "calibration", frame=0, extra={
         "status": "ok" if calib.ok else "lost",
         "quality_mm": calib.quality.get("predicted_max_error_mm")}))
@@ -130,7 +130,7 @@ def video_events(path, calib: Calibration | None = None, table: str | None = Non
                                        "shift_mm": None if res.shift_mm is None
                                        else round(res.shift_mm, 2)}))
             try:
-                new = calibrate_image(frame, calib.table, z_up=calib.camera.z_up)
+                new = calibrate_image(frame, calib.table)
             except CalibrationError:
                 new = None
             if new is not None and new.ok:

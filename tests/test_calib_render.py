@@ -88,3 +88,28 @@ def test_lamp_failure_sample_video_events():
     got = changed[0].extra
     assert abs(got["lux_mean"] / float(np.mean(after["lux"])) - 1.0) < 0.10
     assert (got["lux_min"] < 520) == (float(np.min(after["lux"])) < 520)
+
+
+def test_near_vertical_pyramid_seed_130_within_3mm_or_refused():
+    """The benchmark's scene 130 (American pyramid, camera 1 deg off vertical): a
+    cushion edge mistaken on one side once bent the pose to a 3.7 mm error while the
+    self-check predicted 1.5 mm. Whatever the fit does, it must be right or say no."""
+    from equipment import DISCIPLINES
+
+    seed = 130
+    names = sorted(DISCIPLINES)
+    disc = DISCIPLINES[names[seed % len(names)]]
+    rng = np.random.default_rng([seed, 77])  # the benchmark's draw for this seed
+    size = [(1280, 720), (1920, 1080)][int(rng.integers(2))]
+    cam = render.random_camera(disc.table, rng, size=size, max_tilt_deg=20.0)
+    img, _ = render.render_still(disc, dict(disc.opening), camera=cam,
+                                 look=render.random_look(seed), seed=seed)
+    try:
+        calib = calibrate_image(img)
+    except CalibrationError:
+        return  # refused: allowed
+    xy, px = grid_truth(disc.table, cam)
+    err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1)
+    assert err.max() < 3.0, err.max()
+    # and the self-check's prediction is not wildly optimistic about it
+    assert err.max() < 2.0 * calib.quality["predicted_max_error_mm"] + 0.5

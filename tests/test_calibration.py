@@ -44,7 +44,7 @@ def scene(table_name: str, seed: int, **kw):
     table = get_table(table_name)
     rng = np.random.default_rng(seed)
     cam = synthetic_camera(table, rng, **{k: v for k, v in kw.items()
-                                          if k in ("size", "max_tilt_deg", "z_up", "flip")})
+                                          if k in ("size", "max_tilt_deg", "flip")})
     sc = SyntheticScene(**{k: v for k, v in kw.items() if k in SyntheticScene.__annotations__})
     return table, cam, render_synthetic(table, cam, sc, seed=seed)
 
@@ -90,11 +90,19 @@ def test_head_found_from_asymmetric_markings():
         assert np.linalg.norm(calib.image_to_table(px)[0] - head_spot) < 3.0
 
 
-def test_mirror_world_z_up():
-    table, cam, img = scene("pyramid", 9, z_up=True)
-    calib = calibrate(img, z_up=True)
-    err = grid_error(calib, cam, table)
-    assert np.median(err) < 1.0 and err.max() < 3.0
+def test_old_files_with_world_z_down_still_load(tmp_path):
+    """Files written before the mirror-world option went away carry ``world_z: down``;
+    they load and map as before, while a mirror-world (``up``) file is refused."""
+    table, cam, img = scene("pyramid", 9)
+    d = calibrate(img).to_dict()
+    d["world_z"] = "down"
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(d))
+    assert grid_error(Calibration.load(path), cam, table).max() < 3.0
+    d["world_z"] = "up"
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueError, match="world_z"):
+        Calibration.load(path)
 
 
 def test_wrong_profile_is_reported_with_the_aspect_ratio():

@@ -32,8 +32,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the lens's known brightness fall-off at the frame corners (0-0.6)")
     p.add_argument("--seconds", type=float, default=3.0,
                    help="how much of a video to try (default 3 s)")
-    p.add_argument("--z-up", action="store_true",
-                   help="the footage shows the mirror-image world of a z-up renderer")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--vignette must be within 0-0.6; got {args.vignette}")
     _, _, frame = next(read_frames(args.source))
     calib = calibrate(args.source, args.table, corners, seconds=args.seconds,
-                      z_up=args.z_up, strict=False)
+                      strict=False)
     if args.debug:
         with atomic_path(args.debug) as tmp:
             if not cv2.imwrite(str(tmp), draw_debug(frame, calib)):
