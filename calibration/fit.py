@@ -552,6 +552,43 @@ def _marking_score(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: T
     return dot, line
 
 
+def _covered_spots(image: np.ndarray, cloth, cam: CameraModel, spots: np.ndarray) -> int:
+    """How many of ``spots`` have a ball on them: no cloth within 18 mm of the spot (a
+    ball is at least 57 mm across) and mostly cloth 48 mm away (a ball, not a hand)."""
+    if not len(spots) or cloth is None:
+        return 0
+    ang = np.linspace(0, 2 * np.pi, 8, endpoint=False)
+    circle = np.column_stack([np.cos(ang), np.sin(ang)])
+    n = 0
+    for p in spots:
+        inner = np.vstack([p, p + 18.0 * circle]).astype(float)
+        outer = p + 48.0 * circle
+        px = cam.table_to_image(np.vstack([inner, outer])).astype(np.float32)
+        h, w = image.shape[:2]
+        if px.min() < 0 or px[:, 0].max() > w - 1 or px[:, 1].max() > h - 1:
+            continue
+        bgr = cv2.remap(image, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR)
+        is_cloth = cloth.distance(bgr).ravel() < 8.0
+        if not is_cloth[:len(inner)].any() and is_cloth[len(inner):].mean() >= 0.6:
+            n += 1
+    return n
+
+
+def _balls_on_spots_vote(image: np.ndarray, cloth, cam: CameraModel, cam_b: CameraModel,
+                         table: Table) -> int:
+    """The opening position: balls sit on the starting spots, which a half turn moves
+    to bare cloth. +1 / -1 when balls cover the asymmetric spots one way round and none
+    of them the other way; 0 otherwise (mid-match, balls anywhere, decide nothing)."""
+    spots, _ = _marking_points(table)
+    a = _covered_spots(image, cloth, cam, spots)
+    b = _covered_spots(image, cloth, cam_b, spots)
+    if a and not b:
+        return 1
+    if b and not a:
+        return -1
+    return 0
+
+
 def _orientation_vote(sa: tuple[float, float], sb: tuple[float, float]) -> int:
     """+1: as fitted, -1: turned round, 0: cannot tell. Dots and lines vote apart;
     a vote needs a clear margin, and disagreeing votes cancel."""
@@ -765,6 +802,8 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
     sa = _marking_score(dots, dog, cam, table, image, region.model)
     sb = _marking_score(dots, dog, cam_b, table, image, region.model)
     vote = _orientation_vote(sa, sb)
+    if vote == 0:  # the starting spots may be hidden under the opening's balls
+        vote = _balls_on_spots_vote(image, region.model, cam, cam_b, table)
     warnings = []
     offs = a.offsets
     obs = a.obs

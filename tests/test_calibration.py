@@ -90,6 +90,22 @@ def test_head_found_from_asymmetric_markings():
         assert np.linalg.norm(calib.image_to_table(px)[0] - head_spot) < 3.0
 
 
+def test_head_found_from_balls_on_the_starting_spots():
+    """Both starting spots hidden under balls (the opening position): the balls on
+    them decide the head, whichever way round the camera is turned. Truth: where the
+    synthetic camera really puts the head spot."""
+    table = get_table("carom")
+    balls = [(*table.spots["start_left"], 30.75, (235, 235, 235)),
+             (*table.spots["start_right"], 30.75, (0, 200, 230)),
+             (*table.spots["foot"], 30.75, (30, 30, 200))]
+    for flip in (False, True):
+        table, cam, img = scene("carom", 21, flip=flip, balls=balls)
+        calib = calibrate(img)
+        head_spot = np.array(table.spots["head"])
+        px = cam.table_to_image([head_spot])
+        assert np.linalg.norm(calib.image_to_table(px)[0] - head_spot) < 3.0
+
+
 def test_old_files_with_world_z_down_still_load(tmp_path):
     """Files written before the mirror-world option went away carry ``world_z: down``;
     they load and map as before, while a mirror-world (``up``) file is refused."""
