@@ -123,6 +123,7 @@ def summarise(rows: list[dict], label: str = "") -> str:
                      and not (r["chosen"] == "carom" and r["table"] in (
                          "carom_free", "carom_balkline_47", "carom_balkline_71",
                          "italian_pins"))]
+    ratios = [r["err_max"] / r["predicted"] for r in ok if r.get("predicted")]
     lux_rows = [r for r in rows if "lux_rel_max" in r]
     lux_cells = sum(r["lux_cells"] for r in lux_rows)
     lux_bad = sum(r["lux_cells_over_10"] for r in lux_rows)
@@ -149,6 +150,10 @@ def summarise(rows: list[dict], label: str = "") -> str:
         f"{np.median(errs):.2f} mm |",
         f"| cloth-plane error, 99th percentile | <= 3 mm | {np.percentile(errs, 99):.2f} mm |",
         f"| cloth-plane error, max | — | {errs.max():.2f} mm |",
+        f"| self-check: worst true max / predicted max (ok scenes) | <= 1 | "
+        f"{max(ratios, default=float('nan')):.2f} |",
+        f"| ok scenes with a true max error >= 2 mm (closest to a false accept) | — | "
+        f"{sum(1 for r in ok if r['err_max'] >= 2.0)} |",
         f"| ball-centre height error, worst scene max | — | "
         f"{max((r['ball_err_max'] for r in ok), default=float('nan')):.2f} mm |",
         f"| profile chosen wrongly (ok scenes) | 0 | {len(wrong_profile)} |",

@@ -27,6 +27,7 @@ CELLS = (20, 10)  # along x, along y
 CELL_QUANTILE = 25  # percentile of cloth pixels in a cell: worn (lighter) cloth sits above it
 CHROMA_TOL = 0.015  # floor of the cloth-chromaticity gate (linear light)
 CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
+SATURATED = 0.05  # share of clipped pixels over which a cell cannot be measured
 
 
 def srgb_to_linear(v: np.ndarray) -> np.ndarray:
@@ -75,11 +76,11 @@ class LightReading:
         return d
 
 
-def smooth_cells(vals: np.ndarray, tol: float = 0.06) -> np.ndarray:
+def smooth_cells(vals: np.ndarray, tol: float = 0.06, surface: bool = False) -> np.ndarray:
     """Lamps light the cloth smoothly. A robust smooth surface (a polynomial in log lux,
     degree 6 along the table and 4 across) through the cells seen predicts every cell:
     a cell far from it (a ball's shadow, a hand, a worn patch) takes the prediction,
-    and so does a cell hidden altogether."""
+    and so does a cell hidden altogether. ``surface``: the smooth surface itself."""
     nx, ny = vals.shape
     u, v = np.meshgrid(np.linspace(-1, 1, nx), np.linspace(-1, 1, ny), indexing="ij")
     cols = [np.polynomial.legendre.legval(u, np.eye(7)[i])
@@ -96,6 +97,8 @@ def smooth_cells(vals: np.ndarray, tol: float = 0.06) -> np.ndarray:
         r = np.where(ok, y - B @ coef, 0.0)
         w = np.where(ok, 1.0 / np.maximum(1.0, np.abs(r) / 0.03), 0.0)
     pred = np.exp(B @ coef).reshape(nx, ny)
+    if surface:
+        return pred
     out = np.where(np.isfinite(vals), vals, pred)
     return np.where(np.abs(out / pred - 1.0) > tol, pred, out)
 
@@ -137,14 +140,18 @@ class LightMeter:
         inside = (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
         self._inside = inside.reshape(nx, ny, k * k)
 
-    def _cell_values(self, frame: np.ndarray) -> np.ndarray:
+    def _cell_values(self, frame: np.ndarray, surface: bool = False) -> np.ndarray:
         nx, ny, m, _ = self._px.shape
         grid = self._px.reshape(nx * ny, m, 2)  # rows x cols both within remap's limits
         bgr = cv2.remap(frame, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR).reshape(nx, ny, m, 3)
         lin = srgb_to_linear(bgr)
         lum = lin @ np.array([0.0722, 0.7152, 0.2126])  # BGR -> luminance
         lum = lum / np.maximum(1.0 - self.vignette * self._r2, 0.2)
-        ok = self._inside & (bgr.max(axis=-1) < 250)  # clipped pixels measure nothing
+        clipped = self._inside & (bgr.max(axis=-1) >= 250)
+        ok = self._inside & ~clipped  # clipped pixels measure nothing
+        # a cell that clips in part is brighter than its unclipped pixels say: leaving
+        # them out would read it low, so the whole cell is unmeasurable (NaN, not filled)
+        saturated = clipped.sum(axis=-1) > SATURATED * np.maximum(self._inside.sum(axis=-1), 1)
         # cloth pixels: the cloth's chromaticity in linear light, which a change of the
         # light level leaves alone (balls, hands, pins and highlights differ)
         chroma = lin[..., 1:] / (lin.sum(axis=-1, keepdims=True) + 1e-4)
@@ -161,7 +168,8 @@ class LightMeter:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # cells with no cloth seen
             q = np.nanpercentile(vals, CELL_QUANTILE, axis=-1)
-        return smooth_cells(np.where(enough, q, np.nan))
+        cells = smooth_cells(np.where(enough & ~saturated, q, np.nan), surface=surface)
+        return np.where(saturated, np.nan, cells)
 
     def reference(self, frame: np.ndarray, lux: float, at: tuple[float, float] | None = None
                   ) -> float:
@@ -171,9 +179,12 @@ class LightMeter:
         if at is None:
             unit = float(np.nanmean(vals))
         else:
+            # the smooth surface through all the cells at that point, not the one cell:
+            # a pin's shadow or a worn patch there would bias every reading after it
             i = int(np.argmin(np.abs(self.x - at[0])))
             j = int(np.argmin(np.abs(self.y - at[1])))
-            unit = float(vals[i, j])
+            unit = float(self._cell_values(frame, surface=True)[i, j]) \
+                if np.isfinite(vals[i, j]) else float("nan")
         if not np.isfinite(unit) or unit <= 0:
             raise ValueError("the light meter cannot see the cloth at the reference point")
         self.lux_per_unit = lux / unit
@@ -191,6 +202,11 @@ class LightMeter:
         if self.auto_exposure:
             status = "auto_exposure"
         r = LightReading(cells, self.x, self.y, rel, level, calibrated, status)
+        n_sat = int(np.isnan(vals).sum())
+        if n_sat:
+            r.warnings.append(f"the camera clips over {n_sat} of {vals.size} cells of the "
+                              "cloth: no lux there (it is bright; lower the exposure to "
+                              "measure it)")
         if r.under_minimum:
             r.warnings.append(f"light under {MIN_LUX:.0f} lux on part of the cloth "
                               f"(minimum {r.lux_min:.0f} lux) [000 Tavolo 9]")
