@@ -53,3 +53,8 @@ def int_setting(settings: dict[str, Any], key: str, default: int | None,
         raise AdjudicationError(f"match setting {key!r} must be a whole number >= {minimum}, "
                                 f"got {v!r}")
     return v
+
+
+def other_player(players: tuple[str, str], player: str) -> str:
+    """The opponent of ``player``."""
+    return players[1] if player == players[0] else players[0]

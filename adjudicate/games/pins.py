@@ -21,7 +21,7 @@ from tracking.events import Event
 
 from ..calls import Foul, FoulRule, ShotCall
 from ..engine import AdjudicationError, Shot
-from ..settings import int_setting, players_and_first
+from ..settings import int_setting, other_player, players_and_first
 
 BALLS = ("white", "yellow")  # the players' balls; the first player's is white
 PALLINO = "red"
@@ -206,10 +206,6 @@ class PinsState:
     winner: str | None = None
 
 
-def _other(players: tuple[str, str], p: str) -> str:
-    return players[1] if p == players[0] else players[0]
-
-
 def shooter_name(state: PinsState, player: str, member: dict[str, int]) -> str | None:
     """The member of the pair who shoots for ``player`` (None in singles)."""
     return state.pairs[player][member[player]] if state.pairs else None
@@ -228,7 +224,7 @@ def _parse_balls(settings: dict[str, Any], players: tuple[str, str],
                  first: str) -> dict[str, str]:
     raw = settings.get("balls")
     if raw is None:
-        return {first: BALLS[0], _other(players, first): BALLS[1]}
+        return {first: BALLS[0], other_player(players, first): BALLS[1]}
     if (not isinstance(raw, dict) or set(raw) != set(players)
             or sorted(raw.values()) != sorted(BALLS)):
         raise _settings_error("field 'balls' must give each player one of "
@@ -590,7 +586,7 @@ class PinsGame:
     def judge(self, state: PinsState, shot: Shot) -> tuple[PinsState, ShotCall]:
         self._check_referee(shot)
         player, member, reasons = self._who_shoots(state, shot)
-        opponent = _other(state.players, player)
+        opponent = other_player(state.players, player)
         own, opp_ball = state.balls[player], state.balls[opponent]
         struck = shot.struck_ball or own
         discipline = get_discipline(self.name)
@@ -754,7 +750,7 @@ class PinsGame:
             basic_only = (not (pins_made or pallino_made) and fouls
                           and sum(f.penalty for f in fouls) == self.rules.ball_foul)
             for team in state.players:
-                gained = points[_other(state.players, team)]
+                gained = points[other_player(state.players, team)]
                 if gained < 2:
                     continue
                 if team == player and basic_only:
@@ -798,7 +794,7 @@ class PinsGame:
         new_member = member
         if manche_won is not None and not over:
             manche += 1
-            manche_first = _other(state.players, state.manche_first)  # [assumed: alternate]
+            manche_first = other_player(state.players, state.manche_first)  # [assumed: alternate]
             to_shoot = manche_first
             score = {p: 0 for p in state.players}
             shots_in_manche = 0

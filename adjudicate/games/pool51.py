@@ -22,7 +22,7 @@ from equipment.tables import POOL_BALL, POOL_CUE_BALL, Table, get_table
 
 from ..calls import Foul, FoulRule, Respot, ShotCall
 from ..engine import AdjudicationError, Shot
-from ..settings import int_setting, players_and_first
+from ..settings import int_setting, other_player, players_and_first
 
 RULEBOOK = "003"
 GROUPS = ("red", "yellow")
@@ -116,10 +116,6 @@ class Pool51State:
     winner: str | None = None
 
 
-def _other(players: tuple[str, str], p: str) -> str:
-    return players[1] if p == players[0] else players[0]
-
-
 class Pool51Game:
     name = "pool51"
     title = "Pool 51 (blackball, RFEB)"
@@ -192,7 +188,7 @@ class Pool51Game:
                                         f"{', '.join(st.players)}")
             player = who
             reasons.append(f"{who} shoots (referee entry)")
-        opponent = _other(st.players, player)
+        opponent = other_player(st.players, player)
         struck = shot.struck_ball or "cue"
         extra: dict[str, Any] = {}
         if st.over:
@@ -541,7 +537,7 @@ class Pool51Game:
 
     def _set_groups(self, st: Pool51State, player: str, g: str) -> None:
         other = GROUPS[1] if g == GROUPS[0] else GROUPS[0]
-        st.groups = {player: g, _other(st.players, player): other}
+        st.groups = {player: g, other_player(st.players, player): other}
         st.declare_by = None
 
     def _points(self, st: Pool51State, down_now: list[str]) -> dict[str, int]:
@@ -607,11 +603,11 @@ class Pool51Game:
         reasons.append(f"frame {st.frame} to {winner}")
         if st.frames_won[winner] >= st.frames_to_win:
             st.over, st.winner = True, winner
-            next_player = _other(st.players, player)
+            next_player = other_player(st.players, player)
             st.turn = next_player
         else:
             st.frame += 1
-            breaker = _other(st.players, st.breaker)  # Art. 6.2: breaks alternate
+            breaker = other_player(st.players, st.breaker)  # Art. 6.2: breaks alternate
             self._rerack(st, breaker, new_frame=True)
             st.last_shooter = None
             next_player = breaker

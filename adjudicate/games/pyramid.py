@@ -29,7 +29,7 @@ from equipment.tables import PYRAMID_BALL, Table, get_table
 
 from ..calls import Foul, FoulRule, Respot, ShotCall
 from ..engine import AdjudicationError, Shot
-from ..settings import int_setting, players_and_first
+from ..settings import int_setting, other_player, players_and_first
 
 RULEBOOK = "001"
 WIN_BALLS = 8  # [001: first to 8 balls; the Moscow variant text "first to score 8"]
@@ -106,10 +106,6 @@ class PyramidState:
     frame_shots: int = 0  # strokes played in this frame
     over: bool = False
     winner: str | None = None
-
-
-def _other(players: tuple[str, str], p: str) -> str:
-    return players[1] if p == players[0] else players[0]
 
 
 class PyramidGame:
@@ -194,7 +190,7 @@ class PyramidGame:
                                         f"{', '.join(st.players)}")
             player, overridden = who, True
             reasons.append(f"{who} shoots (referee entry)")
-        opponent = _other(st.players, player)
+        opponent = other_player(st.players, player)
         struck = shot.struck_ball or "cue"
         if st.over:
             return st, self._call(st, shot, player, struck, {}, [], player, [],
@@ -617,10 +613,10 @@ class PyramidGame:
             extra["lag"] = {"status": "waiting"}
             reasons.append(f"lag: {who} played ball {struck}; waiting for the other ball "
                            "(001 §4)")
-            return st, self._call(st, shot, who, struck, {}, [], _other(st.players, who), [],
+            return st, self._call(st, shot, who, struck, {}, [], other_player(st.players, who), [],
                                   reasons, extra)
         ball1, p1, start1, events1 = st.lag_half
-        p2 = _other(st.players, p1)
+        p2 = other_player(st.players, p1)
         st.lag_half = None
         events = events1 + list(shot.events)
         after = shot.layout_after()
@@ -648,7 +644,7 @@ class PyramidGame:
             reasons.append("lag: both players broke its rules; repeated (001 §4)")
         elif len(errors) == 1:
             loser = next(iter(errors))
-            winner = _other(st.players, loser)
+            winner = other_player(st.players, loser)
             reasons.append(f"lag: {loser}'s ball {errors[loser]}: lag lost (001 §4)")
             extra["lag"] = {**lag, "status": "won", "winner": winner}
             return self._lag_won(st, shot, p2, struck, winner, reasons, extra)
@@ -664,7 +660,7 @@ class PyramidGame:
             else:
                 winner = min(dist, key=lambda p: dist[p])
                 reasons.append(f"lag won by {winner}: {dist[winner]:.0f} mm from the front "
-                               f"cushion against {dist[_other(st.players, winner)]:.0f} mm "
+                               f"cushion against {dist[other_player(st.players, winner)]:.0f} mm "
                                "(001 §4)")
                 extra["lag"] = {**lag, "status": "won", "winner": winner,
                                 "distance_mm": {p: round(d, 1) for p, d in dist.items()}}
@@ -694,11 +690,11 @@ class PyramidGame:
             reasons.append(f"{winner} has {st.counts[winner]} balls: frame won")
             if st.frames_won[winner] >= st.frames_to_win:
                 st.over, st.winner = True, winner
-                st.turn = _other(st.players, player)
+                st.turn = other_player(st.players, player)
             else:
                 # §4: later frames are opened in turn.
                 st.frame += 1
-                st.breaker = _other(st.players, st.breaker)
+                st.breaker = other_player(st.players, st.breaker)
                 st.turn = st.breaker
                 st.counts = {p: 0 for p in st.players}
                 st.pocketed = {p: [] for p in st.players}
