@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from equipment.files import atomic_write_text
+from equipment.files import atomic_write_text, read_json
 from equipment.tables import Table, get_table
 
 from .camera import CameraModel
@@ -98,11 +98,4 @@ class Calibration:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Calibration:
-        p = Path(path)
-        if not p.is_file():
-            raise FileNotFoundError(f"calibration file {p} does not exist")
-        try:
-            d = json.loads(p.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{p}: not valid JSON ({exc.msg})") from None
-        return cls.from_dict(d, str(p))
+        return cls.from_dict(read_json(path, "calibration"), str(path))

@@ -8,6 +8,7 @@ under the final name.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
 from collections.abc import Iterator
@@ -55,3 +56,15 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return Path(path)
+
+
+def read_json(path: str | os.PathLike, what: str, error: type[ValueError] = ValueError):
+    """The JSON document at ``path``; a missing or unreadable file is one clear error
+    naming ``what`` it should have been (``error`` is the exception raised for bad JSON)."""
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"{what} file {p} does not exist")
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise error(f"{p}: not a valid JSON {what} file ({exc})") from None

@@ -633,13 +633,7 @@ def test_simulator_cue_ball_potted_scenarios(name, loses, tmp_path):  # 7.1.a, 8
 # the cue ball (85), two reds (109), the black and a yellow (137): found by scanning 150.
 @pytest.mark.parametrize("seed", [*range(6), 28, 71, 85, 109, 137])
 def test_random_simulated_shots_against_the_physics(seed):  # 6.8, 7.1, 8.1
-    try:
-        from simworld.scenarios import SCENARIOS, run_scenario
-    except ImportError:
-        pytest.skip("simworld.scenarios is not available")
-    if "random_pool" not in SCENARIOS:
-        pytest.skip("scenario random_pool is not defined")
-    sim = run_scenario("random_pool", seed=seed)
+    sim = simulated("random_pool", seed=seed)
     tr = sim.trajectory
     end = {b: tr.state_name(tr.n_frames - 1, b) for b in tr.ids}
     touched = [c for c in sorted(sim.contacts, key=lambda c: c.t) if "cue" in c.ids]

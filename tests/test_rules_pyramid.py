@@ -678,13 +678,7 @@ def test_simulator_pot_scenarios(name, game, tmp_path):  # §6, §14 н, Moscow 
 # for strokes whose simulated trajectory ends with a ball in a pocket.
 @pytest.mark.parametrize("seed", [*range(6), 71, 79, 116])
 def test_random_simulated_strokes_against_the_physics(seed, tmp_path):  # §6, §7, §12, §14
-    try:
-        from simworld.scenarios import SCENARIOS, run_scenario
-    except ImportError:
-        pytest.skip("simworld.scenarios is not available")
-    if "random_pyramid" not in SCENARIOS:
-        pytest.skip("scenario random_pyramid is not defined")
-    sim = run_scenario("random_pyramid", seed=seed)
+    sim = simulated("random_pyramid", seed=seed)
     tr = sim.trajectory
     end = {b: tr.state_name(tr.n_frames - 1, b) for b in tr.ids}
     touched = [c for c in sim.contacts if "cue" in c.ids]

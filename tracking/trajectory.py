@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from equipment.files import atomic_write_text
+from equipment.files import atomic_write_text, read_json
 
 FORMAT = "cueref.trajectory/1"
 STATES = ("resting", "moving", "pocketed", "off_table", "standing", "fallen")
@@ -128,14 +128,7 @@ class Trajectory:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Trajectory:
-        p = Path(path)
-        if not p.is_file():
-            raise FileNotFoundError(f"trajectory file {p} does not exist")
-        try:
-            d = json.loads(p.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise TrajectoryError(f"{p}: not a JSON trajectory file ({exc})") from None
-        return _parse(d, str(p))
+        return _parse(read_json(path, "trajectory", TrajectoryError), str(path))
 
 
 def run_lengths(values: list) -> list[list]:
