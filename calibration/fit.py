@@ -23,6 +23,7 @@ from equipment.tables import TABLES, Table, get_table
 
 from .camera import CameraModel, camera_matrix
 from .detect import CalibrationError, ClothRegion, find_blob_near, find_cloth, tophat
+from .diamonds import grow_diamonds, locate_diamonds
 from .result import Calibration
 
 #: One profile per distinct geometry; the others share a representative's geometry.
@@ -44,11 +45,6 @@ def diamond_names(table: Table) -> list[str]:
         counts[rail] = counts.get(rail, 0) + 1
         names.append(f"{rail}_{counts[rail]}")
     return names
-
-
-def table_corners(table: Table, c: float = 0.0) -> np.ndarray:
-    L, W = table.length, table.width
-    return np.array([[-c, -c], [L + c, -c], [L + c, W + c], [-c, W + c]], float)
 
 
 def focal_from_homography(H: np.ndarray, size: tuple[int, int]) -> float | None:
@@ -378,29 +374,7 @@ def predicted_error(table: Table, size, res, prob: _Problem) -> float:
     return float(3.0 * np.sqrt(np.max(var)))
 
 
-# ---------------------------------------------------------------------- matching
-def _px_per_mm(quad: np.ndarray, table: Table, c0: float) -> float:
-    sides = [np.linalg.norm(quad[(i + 1) % 4] - quad[i]) for i in range(4)]
-    return float(np.mean([(sides[0] + sides[2]) / 2 / (table.length + 2 * c0),
-                          (sides[1] + sides[3]) / 2 / (table.width + 2 * c0)]))
-
-
-def match_diamonds(th: np.ndarray, table: Table, H: np.ndarray, radius_px: float,
-                   ppm: float, min_peak: float) -> dict[int, np.ndarray]:
-    pts = cv2.perspectiveTransform(np.array(table.diamonds, float).reshape(-1, 1, 2), H)
-    out = {}
-    for i, p in enumerate(pts.reshape(-1, 2)):
-        hit = find_blob_near(th, p, radius_px, min_peak, max_size=40 * ppm + 4)
-        if hit is not None:
-            out[i] = hit[0]
-    return out
-
-
-def _start_index(quad: np.ndarray) -> int:
-    sides = [np.linalg.norm(quad[(i + 1) % 4] - quad[i]) for i in range(4)]
-    return 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
-
-
+# ---------------------------------------------------------------------- profiles
 def _edges_for(region: ClothRegion, start: int) -> dict[str, np.ndarray]:
     """Quad side start+j is table side j (orientation with table corner 0 at quad[start])."""
     return {SIDES[j]: region.edges[(start + j) % 4] for j in range(4)}
@@ -420,31 +394,11 @@ class Attempt:
 
 def _try_profile(image_gray: np.ndarray, th_cache: dict, region: ClothRegion,
                  table: Table, size) -> Attempt | None:
-    c0 = max(20.0, 2 * table.diamond_offset - table.rail_width)
-    start = _start_index(region.quad)
-    quad = np.roll(region.quad, -start, axis=0)
-    H0, _ = cv2.findHomography(table_corners(table, c0), quad)
-    if H0 is None:
+    search = locate_diamonds(image_gray, th_cache, region.quad, table, size)
+    if search is None:
         return None
-    ppm = _px_per_mm(quad, table, c0)
-    key = round(ppm * 45)
-    if key not in th_cache:
-        th_cache[key] = tophat(image_gray, 45 * ppm)
-    th = th_cache[key]
-    min_peak = 10.0
-    spacing = min(table.width / 4, table.length / 8)
-    found = match_diamonds(th, table, H0, min(0.3 * spacing, 90.0) * ppm, ppm, min_peak)
-    if len(found) < 6:
-        return None
-    idx = sorted(found)
-    src = np.array([table.diamonds[i] for i in idx], float)
-    dst = np.array([found[i] for i in idx], float)
-    H1, inl = cv2.findHomography(src, dst, cv2.RANSAC, max(3.0, 0.008 * size[0]))
-    if H1 is None or inl.sum() < 6:
-        return None
-    found = match_diamonds(th, table, H1, max(4.0, 25 * ppm), ppm, min_peak)
-    if len(found) < 6:
-        return None
+    found, H1, ppm, th = search.found, search.homography, search.ppm, search.tophat
+    c0 = search.c0
     f0 = focal_from_homography(H1, size)
     f_prior = f0 if f0 is not None and 0.3 * size[0] < f0 < 10 * size[0] else 1.2 * size[0]
     K = camera_matrix(f_prior, size)
@@ -456,17 +410,12 @@ def _try_profile(image_gray: np.ndarray, th_cache: dict, region: ClothRegion,
     # grow: the fitted lens model predicts the diamonds the homography missed
     for radius_mm in (25.0, 12.0):
         pred = cam.table_to_image(table.diamonds, table.rail_top_height)
-        grown = {}
-        for i, p in enumerate(pred):
-            hit = find_blob_near(th, p, max(3.0, radius_mm * ppm), min_peak,
-                                 max_size=40 * ppm + 4)
-            if hit is not None:
-                grown[i] = hit[0]
+        grown = grow_diamonds(th, pred, max(3.0, radius_mm * ppm), ppm)
         if len(grown) < len(fit[2].diamonds):
             break
         cam, offs, fit = fit_camera(table, size, Observations(diamonds=grown), cam,
                                     np.full(4, c0), f_prior)
-    fit[2].edges = _select_edges(cam, table, _edges_for(region, start))
+    fit[2].edges = _select_edges(cam, table, _edges_for(region, search.start))
     res, prob, obs = fit
     rd, _, _ = prob.parts(res.x)
     rms = float(np.sqrt(np.mean(np.sum(rd ** 2, axis=1)))) if len(rd) else float("inf")

@@ -30,12 +30,8 @@ def parse_corners(text: str) -> np.ndarray:
 
 
 def calibrate_from_corners(image: np.ndarray, corners, table_name: str) -> Calibration:
-    from .fit import (
-        Observations,
-        focal_from_homography,
-        pose_from_homography,
-        table_corners,
-    )
+    from .diamonds import table_corners
+    from .fit import Observations, focal_from_homography, pose_from_homography
     table = get_table(table_name)
     h, w = image.shape[:2]
     size = (w, h)
