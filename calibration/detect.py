@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 WORK_WIDTH = 480  # px: the cloth is segmented on a copy this wide
+CLIP_LEVEL = 245  # work-copy value from which a channel counts as clipped
 
 
 def _srgb_lut() -> np.ndarray:
@@ -149,6 +150,68 @@ def _intersect(p1, d1, p2, d2) -> np.ndarray:
     return p1 + s[0] * d1
 
 
+def _clipped(small: np.ndarray) -> np.ndarray:
+    """Pixels with a clipped channel, and their rim: their colour is not the surface's.
+
+    Glare under the lamps clips the cloth (one channel first, then all three), which
+    bends its chromaticity toward white in rings; such pixels may belong to any region.
+    """
+    clip = (small.max(axis=2) >= CLIP_LEVEL).astype(np.uint8)
+    return cv2.dilate(clip, np.ones((3, 3), np.uint8)) > 0
+
+
+def _cluster_labels(small: np.ndarray, clipped: np.ndarray, k: int = 6
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """k-means labels of the work copy and the cluster centres.
+
+    Clipped pixels take no part in the clustering; each clipped patch is then given
+    the label that surrounds it most (glare on the cloth is ringed by cloth)."""
+    sh, sw = small.shape[:2]
+    feats = _features(small)
+    valid = ~clipped.ravel()
+    if valid.sum() < 0.1 * sh * sw:
+        raise CalibrationError("no table found: the frame is blown out (clipped nearly "
+                               "everywhere)")
+    sub = feats[valid][:: 7]
+    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 30, 1e-3)
+    cv2.setRNGSeed(12345)  # the same frame always gives the same answer
+    _, _, centres = cv2.kmeans(sub, k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+    d = ((feats[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+    labels = d.argmin(axis=1).reshape(sh, sw)
+    if not clipped.any():
+        return labels, centres
+    n, patch = cv2.connectedComponents(clipped.astype(np.uint8), connectivity=8)
+    grown = cv2.dilate(patch.astype(np.float32), np.ones((5, 5), np.uint8))
+    rim = (grown > 0) & ~clipped
+    votes = np.bincount(grown[rim].astype(np.int64) * k + labels[rim],
+                        minlength=n * k).reshape(n, k)
+    owner = votes.argmax(axis=1)
+    labels[clipped] = owner[patch[clipped]]
+    return labels, centres
+
+
+def _colour_groups(centres: np.ndarray, max_chroma_step: float = 0.5) -> list[list[int]]:
+    """Each cluster alone, and each set of clusters linked by nearly equal chromaticity.
+
+    k-means also splits one surface by brightness (a lamp's pool of light, a tinted
+    lamp, vignetting): the union of such clusters is a candidate too."""
+    k = len(centres)
+    chroma = centres[:, :2]
+    near = np.linalg.norm(chroma[:, None] - chroma[None], axis=2) < max_chroma_step
+    group = list(range(k))
+    for i in range(k):
+        for j in range(k):
+            if near[i, j] and group[j] != group[i]:
+                old = group[j]
+                group = [group[i] if g == old else g for g in group]
+    groups = [[c] for c in range(k)]
+    for g in sorted(set(group)):
+        members = [c for c in range(k) if group[c] == g]
+        if len(members) > 1:
+            groups.append(members)
+    return groups
+
+
 def find_cloth(image: np.ndarray) -> ClothRegion:
     """Segment the cloth and find its four straight sides; raise if there is no table."""
     h, w = image.shape[:2]
@@ -157,39 +220,40 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
                        interpolation=cv2.INTER_AREA) if scale > 1 else image.copy()
     small = cv2.GaussianBlur(small, (3, 3), 0)
     sh, sw = small.shape[:2]
-    feats = _features(small)
-    sub = feats[:: 7]
-    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 30, 1e-3)
-    k = 6
-    cv2.setRNGSeed(12345)  # the same frame always gives the same answer
-    _, _, centres = cv2.kmeans(sub, k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
-    d = ((feats[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
-    labels = d.argmin(axis=1).reshape(sh, sw)
-    best, best_score = None, 0.0
+    clipped = _clipped(small)
+    labels, centres = _cluster_labels(small, clipped)
+    best, best_score, fills_frame = None, 0.0, False
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-    for c in range(k):
-        m = (labels == c).astype(np.uint8) * 255
+    for members in _colour_groups(centres):
+        m = np.isin(labels, members).astype(np.uint8) * 255
+        # closing first bridges chalk lines (another cluster) that would otherwise
+        # cut the cloth into pieces
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
         comp, area = _largest_component(m)
         if area < 0.06 * sh * sw:
             continue
         # worn patches, balls and markings are holes inside the cloth: fill them
-        comp = _fill_holes(cv2.morphologyEx(comp, cv2.MORPH_CLOSE, kernel), 0.2)
+        comp = _fill_holes(comp, 0.2)
         area = cv2.countNonZero(comp)
+        if area > 0.85 * sh * sw:
+            fills_frame = True
+            continue
         cnts, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         hull = cv2.convexHull(max(cnts, key=cv2.contourArea))
         solidity = area / max(cv2.contourArea(hull), 1.0)
         score = area * solidity ** 4
         if solidity > 0.75 and score > best_score:
-            best, best_score, best_c = comp, score, c
+            best, best_score, best_members = comp, score, members
+    if best is None and fills_frame:
+        raise CalibrationError("no table found: one colour fills the frame (no rails "
+                               "around a cloth; a blank frame or a close-up?)")
     if best is None:
         raise CalibrationError("no table found: no large, uniformly coloured four-sided "
                                "region (the cloth) in the frame")
-    if cv2.countNonZero(best) > 0.85 * sh * sw:
-        raise CalibrationError("no table found: one colour fills the frame (no rails "
-                               "around a cloth; a blank frame or a close-up?)")
     # the cloth's colour statistics, from the chosen region (eroded away from edges)
-    core = (cv2.erode(best, kernel, iterations=2) > 0) & (labels == best_c)
+    core = ((cv2.erode(best, kernel, iterations=2) > 0) & np.isin(labels, best_members)
+            & ~clipped)
     px = small[core].astype(np.float32) + 1.0
     s = px.sum(axis=1)
     rg = np.column_stack([px[:, 2] / s, px[:, 1] / s])
@@ -199,15 +263,22 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     model = ClothModel(mean, np.linalg.inv(cov), float(np.median(li)),
                        float(1.4826 * np.median(np.abs(li - np.median(li)))))
     dist = model.distance(small)
-    mask = (dist < 4.0).astype(np.uint8) * 255
+    # glare on the cloth (clipped patches the cloth surrounds) is cloth; where it spills
+    # over a cushion onto a rail the edge is not seen: those outline points are left out
+    glare = clipped & np.isin(labels, best_members)
+    mask = (((dist < 4.0) & ~clipped) | glare).astype(np.uint8) * 255
     close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(5, sw // 40) | 1,) * 2)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close)
     mask, area = _largest_component(mask)
     mask = _fill_holes(mask)
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    contour = max(cnts, key=cv2.contourArea)
-    hull = cv2.convexHull(contour)
+    contour = max(cnts, key=cv2.contourArea).reshape(-1, 2)
+    unseen = cv2.dilate(clipped.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    contour = contour[~unseen[contour[:, 1], contour[:, 0]]]
+    if len(contour) < 20:
+        raise CalibrationError("no table found: the cloth's outline is not seen (glare)")
+    hull = cv2.convexHull(contour.reshape(-1, 1, 2))
     quad = _quad_from_hull(hull)
     if quad is None or cv2.contourArea(hull) < 0.06 * sh * sw:
         raise CalibrationError("no table found: the cloth-coloured region is not a "
