@@ -140,8 +140,9 @@ def _order_positive(quad: np.ndarray) -> np.ndarray:
 def _line_fit(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Total least squares line: (point, unit direction)."""
     c = pts.mean(axis=0)
-    _, _, vt = np.linalg.svd(pts - c)
-    return c, vt[0]
+    d = pts - c
+    _, vecs = np.linalg.eigh(d.T @ d)  # 2x2: a full SVD of (N, 2) would build N x N
+    return c, vecs[:, 1]
 
 
 def _intersect(p1, d1, p2, d2) -> np.ndarray:
@@ -176,7 +177,8 @@ def _cluster_labels(small: np.ndarray, clipped: np.ndarray, k: int = 6
     crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 30, 1e-3)
     cv2.setRNGSeed(12345)  # the same frame always gives the same answer
     _, _, centres = cv2.kmeans(sub, k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
-    d = ((feats[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+    # nearest centre: |f - c|^2 = |f|^2 - 2 f.c + |c|^2, and |f|^2 is the same for all c
+    d = (centres * centres).sum(axis=1)[None, :] - 2.0 * (feats @ centres.T)
     labels = d.argmin(axis=1).reshape(sh, sw)
     if not clipped.any():
         return labels, centres
@@ -340,9 +342,10 @@ def _refine_edges(image: np.ndarray, model: ClothModel, pts: np.ndarray,
     like = np.clip(model.distance(prof), 0, 10.0)  # low on cloth, high off it
     like = cv2.GaussianBlur(like.astype(np.float32), (5, 1), 0)
     out = []
+    lows, highs = np.percentile(like, [15, 85], axis=1)
     for i in range(len(pts)):
         p = like[i]
-        lo, hi = np.percentile(p, 15), np.percentile(p, 85)
+        lo, hi = lows[i], highs[i]
         if hi - lo < 2.0:
             continue
         mid = (lo + hi) / 2
