@@ -34,6 +34,7 @@ SIDES = ("left", "foot", "right", "head")  # table side j joins table corner j t
 MAX_RMS_MM = 1.2  # diamonds' RMS residual above this: do not trust the fit
 MAX_OFFSET_SPREAD_MM = 6.0  # cushion-edge offsets disagree by more: an edge is wrong
 MAX_PREDICTED_MM = 2.5  # predicted (3 sigma) cloth error above this: do not trust
+MAX_EDGE_POINTS = 30  # per cloth side, evenly spread
 
 
 def diamond_names(table: Table) -> list[str]:
@@ -145,6 +146,10 @@ def _backproject(px: np.ndarray, P: np.ndarray, cx: float, cy: float, z) -> np.n
 # parameter vector: [f, k1, k2, p1, p2, rvec (3), tvec (3), edge offsets (4)]
 N_CAMERA = 11
 N_PARAMS = 15
+#: residual multipliers (diamonds, spots, cloth edges, chalk lines) of the pose fit: mm
+#: as measured, the long edges (many correlated points, a few mm of cushion shading)
+#: weighed down
+DEFAULT_WEIGHTS = (1.0, 1.0, 0.5, 0.7)
 _TYPICAL = np.array([1000.0, 0.1, 0.1, 0.01, 0.01, 1.0, 1.0, 1.0, 1000.0, 1000.0, 1000.0,
                      100.0, 100.0, 100.0, 100.0])
 
@@ -153,11 +158,12 @@ class _Problem:
     """Residuals in table mm for a parameter vector [f, k1, k2, p1, p2, rvec, tvec, c x4]."""
 
     def __init__(self, table: Table, size: tuple[int, int], obs: Observations,
-                 f_prior: float, edge_weight: float = 0.35):
+                 f_prior: float, weights: tuple[float, float, float, float] | None = None):
         self.table, self.size, self.obs = table, size, obs
         self.cx, self.cy = (size[0] - 1) / 2, (size[1] - 1) / 2
         self.f_prior = f_prior
-        self.edge_weight = edge_weight
+        # multipliers of the diamond, spot, edge and chalk-line residuals
+        self.weights = weights or DEFAULT_WEIGHTS
         dia = np.array(table.diamonds, float)
         self.d_idx = sorted(obs.diamonds)
         self.d_px = np.array([obs.diamonds[i] for i in self.d_idx]).reshape(-1, 2)
@@ -218,8 +224,9 @@ class _Problem:
         prior = np.column_stack([np.log(np.maximum(P[:, 0], 1.0) / self.f_prior),
                                  P[:, 2] / 0.3, P[:, 3] / 0.01, P[:, 4] / 0.01])
         m = len(P)
-        return np.concatenate([rd.reshape(m, -1), rs.reshape(m, -1),
-                               re * self.edge_weight, rl * 0.7, prior], axis=1)
+        wd, ws, we, wl = self.weights
+        return np.concatenate([rd.reshape(m, -1) * wd, rs.reshape(m, -1) * ws,
+                               re * we, rl * wl, prior], axis=1)
 
     def __call__(self, p: np.ndarray) -> np.ndarray:
         return self.batch(np.asarray(p, float)[None])[0]
@@ -236,7 +243,8 @@ def _camera(p: np.ndarray, size) -> CameraModel:
 
 def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
                c0: np.ndarray, f_prior: float, max_nfev: int = 200, fix_f: bool = False,
-               passes: int = 2) -> tuple[CameraModel, np.ndarray, object]:
+               passes: int = 2, weights: tuple[float, float, float, float] | None = None,
+               f_scale: float = 0.7) -> tuple[CameraModel, np.ndarray, object]:
     """Robust least squares, then a second pass without the outliers.
 
     Without edge observations the four edge offsets are left out of the fit; with
@@ -254,7 +262,7 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
     lo[N_CAMERA:], hi[N_CAMERA:] = -table.rail_width, 2 * table.rail_width
     lo, hi = lo[act], hi[act]
     for _ in range(passes):
-        prob = _Problem(table, size, obs, f_prior)
+        prob = _Problem(table, size, obs, f_prior, weights)
 
         def fun(q, prob=prob):
             p = p_full.copy()
@@ -270,7 +278,7 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
             return ((r[1:] - r[0]) / steps[:, None]).T
 
         q0 = np.clip(p_full[act], lo + 1e-9, hi - 1e-9)
-        res = least_squares(fun, q0, jac=jac, loss="soft_l1", f_scale=0.7, bounds=(lo, hi),
+        res = least_squares(fun, q0, jac=jac, loss="soft_l1", f_scale=f_scale, bounds=(lo, hi),
                             x_scale="jac", max_nfev=max_nfev)
         p_full[act] = res.x
         res.x = p_full.copy()
@@ -306,64 +314,68 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
     return _camera(res.x, size), res.x[N_CAMERA:], (res, prob, obs)
 
 
-def _focal_ambiguity(table: Table, size, obs: Observations, cam: CameraModel,
-                     offs: np.ndarray, res, prob) -> float:
-    """3-sigma cloth-plane error along the focal-length / camera-height direction, from
-    the profile of the fit (the part of the error the covariance can miss).
+#: noise floors (px) of the diamonds, spots, cloth edges and chalk lines: what even a
+#: perfect fit shows (centroids of blurred blobs, a painted diamond's tolerance, edges
+#: through cushion shading); benchmark scene 46 fits its diamonds 0.1 px worse with the
+#: true camera than with the best one
+SIGMA_FLOOR_PX = (0.1, 0.15, 0.25, 0.2)
+#: independent measurements per cloth edge or chalk line: the errors of neighbouring
+#: points along one edge are alike (shading, blur), so 60 points are not 60 witnesses
+N_EFFECTIVE = 8
+PROFILE_STEPS = (0.05, 0.1, 0.2, 0.4, 0.6)  # log focal-length offsets probed
+ROBUST_SCALE = 3.0  # soft-L1 scale of the self-check fits, in sigmas
 
-    In a near-vertical view only the focal length over the camera height is pinned well:
-    the height shows only in the small parallax between the rail tops, the cushions and
-    the cloth. Forcing the focal length 10% off each way and refitting the rest gives how
-    far the cloth mapping moves (about linear in the log focal length) and how much worse
-    the image fits (about quadratic); the 3-sigma move follows. Forcing it 40-60% off
-    catches a view that pins nothing at all (the quadratic does not hold that far).
+
+def _normalised_weights(prob: _Problem, x: np.ndarray, ppm: float
+                        ) -> tuple[float, float, float, float]:
+    """Residual multipliers that make each kind of landmark about unit variance.
+
+    The pose fit weighs millimetres alike; the self-check must not: diamonds fit to a
+    tenth of a millimetre while the cloth edges scatter over a millimetre or more, and a
+    pooled variance would make the diamonds look ten times noisier than they are.
     """
-    base_cost = float(np.sum(res.fun[:-4] ** 2))
-    dof = max(len(res.fun) - 4 - len(res.x), 1)
-    s2 = max(base_cost / dof, 0.05)
+    rd, rs, re = prob.parts(x)
+    rl = prob.line_residuals(x[None])[0]
+    n_lines = len(np.unique(np.round(np.column_stack(
+        [prob.l_n, (prob.l_a * prob.l_n).sum(axis=1) / 5.0]), 1), axis=0)) if len(rl) else 0
+    n_sides = len(np.unique(prob.e_side)) if len(re) else 0
+    out = []
+    floors = [f / max(ppm, 1e-6) for f in SIGMA_FLOOR_PX]
+    for k, (r, groups) in enumerate(((rd, 0), (rs, 0), (re, n_sides), (rl, n_lines))):
+        r = np.ravel(r)
+        # the diamonds carry most of the pose: their RMS understates their scatter
+        dof = max(len(r) - N_CAMERA, 2) if k == 0 else max(len(r), 1)
+        sigma = max(float(np.sqrt(np.sum(r ** 2) / dof)), floors[k]) if len(r) else floors[k]
+        if groups:
+            sigma *= math.sqrt(max(len(r) / (N_EFFECTIVE * groups), 1.0))
+        out.append(1.0 / sigma)
+    return tuple(out)
+
+
+def _image_cost(res, f_scale: float) -> float:
+    """The soft-L1 cost of a fit without its prior terms (what the image says)."""
+    z = (res.fun[:-4] / f_scale) ** 2
+    return float(f_scale ** 2 * np.sum(np.sqrt(1.0 + z) - 1.0))
+
+
+def _cloth_grid(table: Table) -> np.ndarray:
     gx, gy = np.meshgrid(np.linspace(0, table.length, 5), np.linspace(0, table.width, 3))
-    xy = np.column_stack([gx.ravel(), gy.ravel()])
-    px = cam.table_to_image(xy)
-    worst = 0.0
-    for factor, extrapolate in ((0.9, True), (1.1, True), (0.6, False), (1.6, False)):
-        K = camera_matrix(cam.K[0, 0] * factor, size)
-        # keep the rail plane's image scale: move the camera along its axis
-        R, _ = cv2.Rodrigues(cam.rvec)
-        t = cam.tvec.copy()
-        t[2] = t[2] * factor + (factor - 1) * (R[2] @ np.array([table.length / 2,
-                                                                  table.width / 2, 0.0]))
-        alt0 = CameraModel(K, cam.dist, cam.rvec, t, size)
-        try:
-            alt, _, (r2, p2, _) = fit_camera(table, size, obs, alt0, offs, prob.f_prior,
-                                              max_nfev=60, fix_f=True, passes=1)
-        except (ValueError, np.linalg.LinAlgError):
-            continue
-        cost = float(np.sum(p2.batch(r2.x[None])[0][:-4] ** 2))
-        dchi2 = max((cost - base_cost) / s2, 1e-6)
-        move = float(np.abs(alt.image_to_table(px) - xy).max())
-        if extrapolate:  # move ~ |log f|, dchi2 ~ log(f)^2: the move at dchi2 = 9
-            worst = max(worst, move * min(float(np.sqrt(9.0 / dchi2)), 4.0))
-        elif dchi2 < 9.0:  # the image cannot tell the two apart (3 sigma)
-            worst = max(worst, move)
-    return worst
+    return np.column_stack([gx.ravel(), gy.ravel()])
 
 
-def predicted_error(table: Table, size, res, prob: _Problem) -> float:
+def _covariance_error(table: Table, size, res, prob: _Problem) -> float:
     """3-sigma cloth-plane error (mm) from the fit's covariance, worst grid point."""
     J = res.jac[:-4]  # without the weak priors: what the image alone pins down
     m, n = J.shape
-    dof = max(m - n, 1)
-    s2 = max(float(np.sum(res.fun[:-4] ** 2) / dof), 0.05)
+    s2 = max(float(np.sum(res.fun[:-4] ** 2) / max(m - n, 1)), 1.0)
     try:  # an edge offset without edge points is unconstrained: pinv ignores it
         cov = np.linalg.pinv(J.T @ J, rcond=1e-12) * s2
     except np.linalg.LinAlgError:
         return float("inf")
     cam = _camera(res.x, size)
-    gx, gy = np.meshgrid(np.linspace(0, table.length, 5), np.linspace(0, table.width, 3))
-    xy = np.column_stack([gx.ravel(), gy.ravel()])
+    xy = _cloth_grid(table)
     px = cam.table_to_image(xy)
     R0 = res.x
-
     steps = 1e-6 * np.maximum(np.abs(R0[:N_CAMERA]), 1e-3)
     P = np.repeat(R0[None, :N_CAMERA], N_CAMERA + 1, axis=0)
     P[1:] += np.diag(steps)
@@ -372,6 +384,78 @@ def predicted_error(table: Table, size, res, prob: _Problem) -> float:
     G[:, :N_CAMERA] = ((q[1:] - q[0]) / steps[:, None]).T
     var = np.einsum("ij,jk,ik->i", G, cov, G).reshape(-1, 2).sum(axis=1)
     return float(3.0 * np.sqrt(np.max(var)))
+
+
+def _focal_profile(table: Table, size, obs: Observations, cam: CameraModel,
+                   base_cam: CameraModel, base_offs: np.ndarray, base_cost: float,
+                   f_prior: float, weights) -> float:
+    """3-sigma cloth-plane error along the focal-length / camera-height direction, from
+    the profile of the fit (the part of the error a linearised covariance can miss).
+
+    In a near-vertical view only the focal length over the camera height is pinned well:
+    the height shows only in the small parallax between the rail tops, the cushions and
+    the cloth. The focal length is forced ever further off each way (5%, 10%, 20%, 40%,
+    60%) and everything else refitted, until the image fits 9 (3 sigma squared) worse;
+    how far the cloth mapping has moved from ``cam`` there (interpolated between the
+    probes) is the error the image cannot exclude. A view that still fits at 60% pins
+    nothing: the move there is returned.
+    """
+    xy = _cloth_grid(table)
+    px = cam.table_to_image(xy)
+    R, _ = cv2.Rodrigues(base_cam.rvec)
+    mid = R[2] @ np.array([table.length / 2, table.width / 2, 0.0])
+    worst = 0.0
+    for sign in (-1.0, 1.0):
+        prev_d, prev_move = 0.0, float(np.abs(base_cam.image_to_table(px)
+                                                           - xy).max())
+        for step in PROFILE_STEPS:
+            factor = math.exp(sign * step)
+            K = camera_matrix(base_cam.K[0, 0] * factor, size)
+            t = base_cam.tvec.copy()  # keep the rail plane's scale: slide along the axis
+            t[2] = t[2] * factor + (factor - 1) * mid
+            alt0 = CameraModel(K, base_cam.dist, base_cam.rvec, t, size)
+            try:
+                alt, _, (r2, _, _) = fit_camera(table, size, obs, alt0, base_offs, f_prior,
+                                                max_nfev=60, fix_f=True, passes=1,
+                                                weights=weights, f_scale=ROBUST_SCALE)
+            except (ValueError, np.linalg.LinAlgError):
+                return float("inf")
+            d = max(2.0 * (_image_cost(r2, ROBUST_SCALE) - base_cost), 0.0)
+            move = float(np.abs(alt.image_to_table(px) - xy).max())
+            if d >= 9.0:
+                a, b = math.sqrt(prev_d), math.sqrt(d)
+                frac = (3.0 - a) / max(b - a, 1e-9)
+                worst = max(worst, prev_move + frac * (move - prev_move))
+                break
+            prev_d, prev_move = d, move
+        else:
+            worst = max(worst, prev_move)
+    return worst
+
+
+def weighted_fit(table: Table, size, obs: Observations, cam: CameraModel, offs: np.ndarray,
+                 prob: _Problem, x: np.ndarray) -> tuple[CameraModel, np.ndarray, object]:
+    """Refit with each kind of landmark weighed by its own scatter (the final pose).
+
+    The first fit weighs millimetres alike and finds the outliers; this one trusts the
+    diamonds and spots as much as their scatter says, not as much as the cloth edges'.
+    """
+    weights = _normalised_weights(prob, x, cam.K[0, 0] / max(abs(cam.centre[2]), 1.0))
+    cam2, offs2, (res, prob2, obs2) = fit_camera(
+        table, size, obs, cam, offs, prob.f_prior, max_nfev=100, passes=1, weights=weights,
+        f_scale=ROBUST_SCALE)
+    return cam2, offs2, (res, prob2, obs2)
+
+
+def self_check(table: Table, size, obs: Observations, cam: CameraModel, offs: np.ndarray,
+               res, prob: _Problem) -> float:
+    """Predicted worst cloth-plane error (mm, 3 sigma) of a :func:`weighted_fit`: the
+    worse of the linearised covariance and the profile along the focal length
+    (:func:`_focal_profile`)."""
+    cov_err = _covariance_error(table, size, res, prob)
+    prof = _focal_profile(table, size, obs, cam, cam, offs, _image_cost(res, ROBUST_SCALE),
+                          prob.f_prior, prob.weights)
+    return max(cov_err, prof)
 
 
 # ---------------------------------------------------------------------- profiles
@@ -438,7 +522,12 @@ def _select_edges(cam: CameraModel, table: Table, edges: dict[str, np.ndarray]
         mad = 1.4826 * np.median(np.abs(d - np.median(d)))
         keep = np.abs(d - np.median(d)) < max(2.0, 3.0 * mad)
         if keep.sum() >= 5:
-            out[side] = e[keep]
+            e = e[keep]
+            # neighbouring edge points err alike: more of them slow every fit and pin
+            # nothing more
+            if len(e) > MAX_EDGE_POINTS:
+                e = e[np.linspace(0, len(e) - 1, MAX_EDGE_POINTS).round().astype(int)]
+            out[side] = e
     return out
 
 
@@ -472,32 +561,83 @@ def _marking_points(table: Table) -> tuple[np.ndarray, np.ndarray]:
     return asym_spots, np.array(asym_lines).reshape(-1, 2)
 
 
+def _sample(img: np.ndarray, cam: CameraModel, pts: np.ndarray) -> np.ndarray:
+    """``img`` at the cloth points ``pts`` (table mm, z = 0), one row per point."""
+    px = cam.table_to_image(pts).astype(np.float32)
+    return cv2.remap(img, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR).reshape(len(pts), -1)
+
+
+def _dot_contrast(dots: np.ndarray, cam: CameraModel, pts: np.ndarray,
+                  image: np.ndarray | None = None, cloth=None) -> np.ndarray:
+    """Per point: how much a dot stands out there. Read on a line-free top-hat image,
+    above the brightest neighbour 25 mm away (a line through a spot is not a spot), and
+    zero unless ringed by cloth (a ball's highlight is not a spot)."""
+    if not len(pts):
+        return np.zeros(0)
+    around = np.max([_sample(dots, cam, pts + d)[:, 0] for d in
+                     ((25, 0), (-25, 0), (0, 25), (0, -25))], axis=0)
+    contrast = _sample(dots, cam, pts)[:, 0] - around
+    if image is not None and cloth is not None:
+        ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+        ring = np.column_stack([np.cos(ang), np.sin(ang)]) * 22.0
+        vals = _sample(image, cam, (pts[:, None, :] + ring[None]).reshape(-1, 2))
+        # loosely cloth-coloured: worn cloth around a spot is greyer, a ball is not cloth
+        is_cloth = (cloth.distance(vals[:, None, :]).ravel() < 8.0).reshape(len(pts), -1)
+        contrast = np.where(is_cloth.mean(axis=1) >= 0.6, contrast, 0.0)
+    return np.maximum(contrast, 0.0)
+
+
 def _marking_score(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: Table,
                    image: np.ndarray | None = None, cloth=None) -> tuple[float, float]:
-    """Contrast where the asymmetric markings should be: (dots, lines). Dots are read
-    on a line-free top-hat image, above their brightest neighbour 25 mm away (a line
-    through a spot is not a spot) and only when ringed by cloth (a ball's highlight
-    is not a spot); one clearly visible dot is enough. Lines: mean band-pass contrast."""
+    """Contrast where the asymmetric markings should be: (dots, lines). One clearly
+    visible dot is enough (:func:`_dot_contrast`); lines: mean band-pass contrast."""
     spots, lines = _marking_points(table)
+    dot = float(np.max(_dot_contrast(dots, cam, spots, image, cloth), initial=0.0))
+    line = _line_contrast(dog, cam, lines)
+    return dot, line
 
-    def sample(img, pts, z=0.0):
-        px = cam.table_to_image(pts).astype(np.float32)
-        return cv2.remap(img, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR).reshape(len(pts), -1)
 
-    dot = line = 0.0
-    if len(spots):
-        around = np.max([sample(dots, spots + d)[:, 0] for d in
-                         ((25, 0), (-25, 0), (0, 25), (0, -25))], axis=0)
-        contrast = sample(dots, spots)[:, 0] - around
-        if image is not None and cloth is not None:
-            ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
-            ring = np.array([np.mean(cloth.distance(sample(image, p + 22 * np.column_stack(
-                [np.cos(ang), np.sin(ang)]))[:, None, :]).ravel() < 8.0) for p in spots])
-            # loosely cloth-coloured: worn cloth around a spot is greyer, a ball is not cloth
-            contrast = np.where(ring >= 0.6, contrast, 0.0)
-        dot = max(0.0, float(np.max(contrast)))
+def _line_contrast(dog: np.ndarray, cam: CameraModel, pts: np.ndarray) -> float:
+    """Band-pass contrast along a line's points: the mean of all but the strongest
+    quarter (the edges of balls lying across the line are strong; a dashed line keeps
+    most of its contrast)."""
+    if len(pts) < 3:
+        return 0.0
+    v = np.sort(_sample(dog, cam, pts)[:, 0])
+    return float(np.mean(v[: max(2, int(round(0.75 * len(v))))]))
+
+
+def _marking_noise(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: Table,
+                   image: np.ndarray | None = None, cloth=None) -> tuple[float, float]:
+    """The same contrasts read where there is no marking: (dots, lines).
+
+    Dots: the strongest of a grid of bare-cloth points (away from spots, lines and
+    cushions); lines: the strongest of the asymmetric lines moved 150 and 300 mm along
+    the table. A vote must stand clear of these (cloth texture, wear, chalk), or a
+    3-grey-level ripple decides which end is the head (it once did, in a rendered
+    view with the markings hidden).
+    """
+    spots, lines = _marking_points(table)
+    gx, gy = np.meshgrid(np.linspace(0.1, 0.9, 13) * table.length,
+                         np.linspace(0.15, 0.85, 6) * table.width)
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    marks = [np.asarray(p, float) for p in table.spots.values()]
+    for poly in table.lines.values():
+        for q, r in zip(poly[:-1], poly[1:], strict=False):
+            n = max(2, int(np.hypot(r[0] - q[0], r[1] - q[1]) / 20))
+            marks += list(np.linspace(q, r, n))
+    if marks:
+        m = np.array(marks)
+        near = np.hypot(grid[:, None, 0] - m[None, :, 0], grid[:, None, 1] - m[None, :, 1])
+        grid = grid[near.min(axis=1) > 60.0]
+    dot = float(np.max(_dot_contrast(dots, cam, grid, image, cloth), initial=0.0))
+    line = 0.0
     if len(lines):
-        line = float(np.mean(sample(dog, lines)[:, 0]))
+        for dx in (-300.0, -150.0, 150.0, 300.0):
+            moved = lines + np.array([dx, 0.0])
+            inside = (moved[:, 0] > 50) & (moved[:, 0] < table.length - 50)
+            if inside.sum() >= 3:
+                line = max(line, _line_contrast(dog, cam, moved[inside]))
     return dot, line
 
 
@@ -538,13 +678,15 @@ def _balls_on_spots_vote(image: np.ndarray, cloth, cam: CameraModel, cam_b: Came
     return 0
 
 
-def _orientation_vote(sa: tuple[float, float], sb: tuple[float, float]) -> int:
+def _orientation_vote(sa: tuple[float, float], sb: tuple[float, float],
+                      noise: tuple[float, float] = (0.0, 0.0)) -> int:
     """+1: as fitted, -1: turned round, 0: cannot tell. Dots and lines vote apart;
-    a vote needs a clear margin, and disagreeing votes cancel."""
+    a vote needs a clear margin over the other way round and over the same contrast
+    read where there is no marking (``noise``), and disagreeing votes cancel."""
     votes = []
-    for (a, b), floor, rel, diff in (((sa[0], sb[0]), 3.0, 0.4, 3.0),
-                                     ((sa[1], sb[1]), 1.5, 0.3, 1.0)):
-        if max(a, b) >= floor and abs(a - b) >= max(diff, rel * max(a, b)):
+    for (a, b), floor, rel, diff, n in (((sa[0], sb[0]), 3.0, 0.4, 3.0, noise[0]),
+                                        ((sa[1], sb[1]), 1.5, 0.3, 1.0, noise[1])):
+        if max(a, b) >= max(floor, 1.5 * n) and abs(a - b) >= max(diff, rel * max(a, b)):
             votes.append(1 if a > b else -1)
     if not votes or (1 in votes and -1 in votes):
         return 0
@@ -556,7 +698,8 @@ def _find_line_points(gray: np.ndarray, cam: CameraModel, table: Table, ppm: flo
     """Points on the thin chalk lines drawn on the cloth (z = 0), found as the brightest
     ridge across each predicted line; (px, a, n) for the fit, or None."""
     pxs, As, Ns = [], [], []
-    half = max(4.0, 15.0 * ppm)
+    # wide enough that a blurred line a few px wide leaves cloth on both sides
+    half = max(8.0, 15.0 * ppm)
     offs = np.arange(-half, half + 0.01, 0.5)
     g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
     for poly in table.lines.values():
@@ -602,13 +745,15 @@ def _find_line_points(gray: np.ndarray, cam: CameraModel, table: Table, ppm: flo
 def _find_spots(th: np.ndarray, cam: CameraModel, table: Table, ppm: float,
                 min_peak: float, image: np.ndarray | None = None, cloth=None
                 ) -> dict[str, np.ndarray]:
-    """Spots on the cloth (z = 0). Left out: the centre spot (under the pin castle, and
-    worthless for the scale anyway) and any blob not ringed by cloth (a highlight on a
-    ball sitting on the spot); fewer than two found are not trusted at all."""
+    """Spots on the cloth (z = 0): they pin the camera height in a near-vertical view,
+    where the rails alone cannot. Left out: any blob not ringed by cloth (a highlight on
+    a ball sitting on the spot) and, on carom-size tables, the centre spot (the pin
+    castle stands there: a pin's head looks like a spot and is 25 mm higher)."""
     out = {}
     ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    carom_size = table.length == TABLES["carom"].length and table.width == TABLES["carom"].width
     for name, xy in table.spots.items():
-        if np.hypot(xy[0] - table.length / 2, xy[1] - table.width / 2) < 200.0:
+        if carom_size and np.hypot(xy[0] - table.length / 2, xy[1] - table.width / 2) < 100.0:
             continue
         p = cam.table_to_image([xy])[0]
         hit = find_blob_near(th, p, max(3.0, 12 * ppm), min_peak, max_size=30 * ppm + 3,
@@ -619,10 +764,11 @@ def _find_spots(th: np.ndarray, cam: CameraModel, table: Table, ppm: float,
             ring = np.column_stack([xy[0] + 22 * np.cos(ang), xy[1] + 22 * np.sin(ang)])
             rp = cam.table_to_image(ring).astype(np.float32)
             vals = cv2.remap(image, rp[:, 0:1], rp[:, 1:2], cv2.INTER_LINEAR)
-            if np.mean(cloth.distance(vals).ravel() < 4.0) < 0.75:
+            # a ball on the spot covers the whole ring; a chalk line through it, a sixth
+            if np.mean(cloth.distance(vals).ravel() < 4.0) < 0.5:
                 continue
         out[name] = hit[0]
-    return out if len(out) >= 2 else {}
+    return out
 
 
 def _pockets_seen(gray: np.ndarray, cam: CameraModel, table: Table, cloth_level: float,
@@ -750,7 +896,8 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
     dots = tophat(gray, 30 * ppm0, min_width_px=5 * ppm0)
     sa = _marking_score(dots, dog, cam, table, image, region.model)
     sb = _marking_score(dots, dog, cam_b, table, image, region.model)
-    vote = _orientation_vote(sa, sb)
+    vote = _orientation_vote(sa, sb, _marking_noise(dots, dog, cam, table, image,
+                                                    region.model))
     if vote == 0:  # the starting spots may be hidden under the opening's balls
         vote = _balls_on_spots_vote(image, region.model, cam, cam_b, table)
     warnings = []
@@ -784,13 +931,16 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
         # shade, a dark corner): trust the diamonds, spots and lines alone
         obs.edges = {}
         cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam_d, offs_d, f_prior)
+    try:
+        cam, offs, (res, prob, obs) = weighted_fit(table, size, obs, cam, offs, prob, res.x)
+        pred = self_check(table, size, obs, cam, offs, res, prob)
+    except (ValueError, np.linalg.LinAlgError):
+        pred = float("inf")
     rd, rs, re = prob.parts(res.x)
     names = diamond_names(table)
     residuals = {names[i]: float(np.linalg.norm(rd[k])) for k, i in enumerate(prob.d_idx)}
     spot_res = {n: float(np.linalg.norm(rs[k])) for k, n in enumerate(prob.s_names)}
     rms = float(np.sqrt(np.mean(np.sum(rd ** 2, axis=1)))) if len(rd) else float("inf")
-    pred = predicted_error(table, size, res, prob)
-    pred = max(pred, _focal_ambiguity(table, size, obs, cam, offs, res, prob))
     per_rail = {}
     for i in prob.d_idx:
         rail = names[i].rsplit("_", 1)[0]
