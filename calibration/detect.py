@@ -89,6 +89,25 @@ def _largest_component(mask: np.ndarray) -> tuple[np.ndarray, int]:
     return (lab == k).astype(np.uint8) * 255, int(stats[k, cv2.CC_STAT_AREA])
 
 
+def _component_most_in(mask: np.ndarray, region: np.ndarray) -> np.ndarray:
+    """The connected part of ``mask`` that covers most of ``region``."""
+    n, lab = cv2.connectedComponents(mask, connectivity=8)
+    if n <= 1:
+        return np.zeros_like(mask)
+    overlap = np.bincount(lab[region > 0], minlength=n)
+    overlap[0] = 0
+    return (lab == int(np.argmax(overlap))).astype(np.uint8) * 255
+
+
+def _grown_hull(region: np.ndarray, margin: int) -> np.ndarray:
+    """The convex hull of ``region``, grown by ``margin`` px (uint8 mask)."""
+    cnts, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(region)
+    cv2.fillConvexPoly(out, cv2.convexHull(np.vstack(cnts)), 255)
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1,) * 2)
+    return cv2.dilate(out, k)
+
+
 def _fill_holes(mask: np.ndarray, max_frac: float = 1.0) -> np.ndarray:
     """Fill holes smaller than ``max_frac`` of the region (balls, worn patches, lines);
     a large hole (the table inside the floor around it) stays a hole."""
@@ -268,12 +287,19 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     # glare on the cloth (clipped patches the cloth surrounds) is cloth; where it spills
     # over a cushion onto a rail the edge is not seen: those outline points are left out
     glare = clipped & np.isin(labels, best_members)
-    mask = (((dist < 4.0) & ~clipped) | glare).astype(np.uint8) * 255
+    # nor is anything much darker than the darkest of the chosen region (the colour
+    # test allows for lamps and vignetting; a grey cloth's black pockets pass it)
+    log_level = np.log(small.astype(np.float32).sum(axis=2) + 3.0)
+    p5, p50 = np.percentile(log_level[(best > 0) & ~clipped], [5, 50])
+    lit = log_level >= p5 - max(0.5, 2.0 * (p50 - p5))
+    mask = (((dist < 4.0) & lit & ~clipped) | glare).astype(np.uint8) * 255
+    # a floor of the cloth's hue (grey on grey, green on green) passes the colour test:
+    # keep to the chosen region's outline, grown a little (dark corners, cushion band)
+    mask &= _grown_hull(best, max(3, round(0.015 * np.hypot(sw, sh))))
     close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(5, sw // 40) | 1,) * 2)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close)
-    mask, area = _largest_component(mask)
-    mask = _fill_holes(mask)
+    mask = _fill_holes(_component_most_in(mask, best))
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     contour = max(cnts, key=cv2.contourArea).reshape(-1, 2)
     unseen = cv2.dilate(clipped.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
