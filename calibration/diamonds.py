@@ -200,30 +200,33 @@ def fit_rail_model(src_mm: np.ndarray, dst_px: np.ndarray, size: tuple[int, int]
 
     RANSAC homographies after undistortion by each k of a coarse grid (a plain
     homography is up to 0.7% of the frame width off at the corners: a tolerance that
-    wide lets mismatches in and can leave a whole rail out); the k with the most
-    inliers gives the first set, the model is fitted to it, the worst point dropped
-    while any lies beyond ``tol_px``, and every point within ``tol_px`` taken back."""
+    wide lets mismatches in and can leave a whole rail out). Each one's set is refined
+    (:func:`_refine`: the model fitted, the worst point dropped while any lies beyond
+    ``tol_px``, every point within it taken back); the refined set with the most
+    points, then the lowest residual, wins. Judging the coarse sets themselves would
+    favour a k far off, whose looser fit takes a mismatch in."""
     src = np.asarray(src_mm, float).reshape(-1, 2)
     dst = np.asarray(dst_px, float).reshape(-1, 2)
     if len(src) < 5:
         return None
-    best, best_mask = None, None
+    best, best_fit = None, None
     for k in K_RANSAC:
         u = _undistort(dst, k, size)
         H, _ = cv2.findHomography(src, u, cv2.RANSAC, tol_px + RANSAC_GRID_PX,
                                   maxIters=200, confidence=0.995)
         if H is None:
             continue
-        r = np.linalg.norm(_apply(H, src) - u, axis=1)
-        mask = r < tol_px + RANSAC_GRID_PX
-        score = (int(mask.sum()), -float(np.mean(np.minimum(r, tol_px + RANSAC_GRID_PX))))
+        mask = np.linalg.norm(_apply(H, src) - u, axis=1) < tol_px + RANSAC_GRID_PX
+        fit = _refine(src, dst, size, tol_px, mask) if mask.sum() >= 5 else None
+        if fit is None:
+            continue
+        r = fit[0].residuals(src[fit[1]], dst[fit[1]])
+        score = (int(fit[1].sum()), -float(np.sqrt(np.mean(r * r))))
         if best is None or score > best:
-            best, best_mask = score, mask
+            best, best_fit = score, fit
         if score[0] == len(src):
             break  # every match agrees: no other k can do better
-    if best_mask is None:
-        return None
-    return _refine(src, dst, size, tol_px, best_mask)
+    return best_fit
 
 
 # ------------------------------------------------------------------ searching

@@ -1,0 +1,136 @@
+"""The diamond search (calibration/diamonds.py) against the renderer's exact truth.
+
+Every expected place is the renderer's own: ``Camera.project`` of ``Table.diamonds`` at
+the rail-top height. The scenes are benchmark scenes (bench/bench_calibration.py) in
+which the search once failed, each for the reason its test names.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+render = pytest.importorskip("simworld.render")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from bench_calibration import scene  # noqa: E402
+
+from calibration import diamonds as dmod  # noqa: E402
+from calibration.detect import find_cloth  # noqa: E402
+from calibration.fit import GEOMETRY_GROUPS  # noqa: E402
+from equipment import DISCIPLINES  # noqa: E402
+from equipment.tables import TABLES  # noqa: E402
+
+
+def true_diamonds(table, cam) -> np.ndarray:
+    d = np.array(table.diamonds, float)
+    return cam.project(np.column_stack([d, np.full(len(d), table.rail_top_height)]))
+
+
+def geometry_of(table_name: str) -> str:
+    return next(rep for rep, names in GEOMETRY_GROUPS.items() if table_name in names)
+
+
+def search(seed: int, geometry: str | None = None):
+    """Render benchmark scene ``seed`` and look for the diamonds of ``geometry`` (the
+    scene's own by default): (search result, true diamond px, frame size, disc)."""
+    disc, cam, _, img, _ = scene(seed)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    quad = find_cloth(img).quad
+    table = TABLES[geometry or geometry_of(disc.table.name)]
+    size = (img.shape[1], img.shape[0])
+    found = dmod.locate_diamonds(gray, {}, quad, table, size)
+    return found, true_diamonds(disc.table, cam), size, (disc, cam, gray, quad)
+
+
+def distance_to_truth(found: dict, truth_px: np.ndarray) -> np.ndarray:
+    """Each found diamond's distance (px) to the nearest true one (the search may have
+    taken the table the other way round: the diamonds are symmetric under a half turn)."""
+    pts = np.array(list(found.values()))
+    return np.min(np.linalg.norm(pts[:, None] - truth_px[None], axis=2), axis=1)
+
+
+def test_textured_rail_and_barrel_lens_seed_31():
+    """Free game, 1920 px, a strongly grained light rail, barrel distortion. The old
+    stand-out test (5 robust deviations over the window) failed on the grain in small
+    windows, and a plain homography at 0.8% of the width kept two mismatches while
+    leaving diamonds out: 12 found, 2 of them wrong."""
+    res, truth, _, _ = search(31)
+    assert res is not None
+    err = distance_to_truth(res.found, truth)
+    assert err.max() < 1.5, err
+    assert len(res.found) >= 16, len(res.found)
+    assert res.model.k < -0.03  # the barrel distortion was modelled, not ignored
+
+
+def test_score_graphic_over_the_rail_seed_20():
+    """Moscow pyramid, 1280 px, a broadcast score bar over three diamonds of a long
+    rail. Where they hide, a chalk line's end at the cushion and a letter of the bar
+    were taken for diamonds (22 and 10 px off) and kept by the loose homography."""
+    res, truth, _, _ = search(20)
+    assert res is not None
+    err = distance_to_truth(res.found, truth)
+    assert err.max() < 1.5, err
+    assert len(res.found) >= 14, len(res.found)
+
+
+def test_small_search_radius_still_finds_the_diamonds_seed_0():
+    """American pyramid, 1920 px. The camera fit asks for each diamond within 12 mm of
+    where it predicts it; the stand-out test used to look only that far, where a window
+    holds little but the diamond itself, and found 1 of 17."""
+    disc, cam, _, img, _ = scene(0)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    truth = true_diamonds(disc.table, cam)
+    ppm = np.linalg.norm(truth[1] - truth[0]) / np.linalg.norm(
+        np.subtract(disc.table.diamonds[1], disc.table.diamonds[0]))
+    th = dmod.diamond_tophat(gray, ppm, {})
+    near = dmod.grow_diamonds(th, truth + 1.0, 12 * ppm, ppm)  # predicted 1 px off
+    assert len(near) >= 15, len(near)
+    err = np.array([np.linalg.norm(p - truth[i]) for i, p in near.items()])
+    assert err.max() < 1.5, err
+
+
+def test_wrong_profile_finds_no_consistent_set_on_a_carom_view():
+    """Pool-table diamonds looked for on a carom table (benchmark seed 1): the pool
+    pattern nearly matches a subset of the carom one, but not to the pixel: its set
+    lies several times farther from the best rail-plane model than the carom set."""
+    right, truth, _, (_, _, gray, quad) = search(1)
+    assert right is not None and len(right.found) == 20
+    assert distance_to_truth(right.found, truth).max() < 1.5
+    size = (gray.shape[1], gray.shape[0])
+    wrong = dmod.locate_diamonds(gray, {}, quad, TABLES["pool51"], size)
+    assert wrong is None or wrong.rms_px > max(1.0, 4 * right.rms_px), \
+        (wrong.rms_px, right.rms_px)
+
+
+def test_rail_model_rejects_mismatches_over_random_cameras():
+    """The model (homography after a radial undistortion) fits the true diamonds of the
+    benchmark's random cameras (tilt, roll, k1, k2, p1, p2) within its tolerance, and
+    mismatches 12-40 px off are thrown out while every true diamond is kept."""
+    names = sorted(DISCIPLINES)
+    rng_bad = np.random.default_rng(7)
+    for seed in range(40):
+        disc = DISCIPLINES[names[seed % len(names)]]
+        rng = np.random.default_rng([seed, 77])
+        size = [(1280, 720), (1920, 1080)][int(rng.integers(2))]
+        cam = render.random_camera(disc.table, rng, size=size, max_tilt_deg=20.0)
+        table = disc.table
+        px = true_diamonds(table, cam)
+        d = np.array(table.diamonds, float)
+        ppm = np.linalg.norm(px[1] - px[0]) / np.linalg.norm(d[1] - d[0])
+        dst = px + rng_bad.normal(0, 0.15, px.shape)  # blob centroids
+        bad = rng_bad.choice(len(d), 3, replace=False)
+        ang = rng_bad.uniform(0, 2 * np.pi, 3)
+        dst[bad] += rng_bad.uniform(12, 40, (3, 1)) * np.column_stack([np.cos(ang), np.sin(ang)])
+        fit = dmod.fit_rail_model(d, dst, size, dmod.tolerance_px(ppm))
+        assert fit is not None, seed
+        model, inl = fit
+        assert not inl[bad].any(), (seed, bad, inl)
+        assert inl.sum() == len(d) - 3, (seed, inl)
+        good = np.setdiff1d(np.arange(len(d)), bad)
+        assert np.abs(model.project(d[good]) - px[good]).max() < 2.0, seed
