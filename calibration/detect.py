@@ -123,31 +123,45 @@ def _fill_holes(mask: np.ndarray, max_frac: float = 1.0) -> np.ndarray:
     return out
 
 
-def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
-    """Four corners of a convex outline: a 4-gon approximation, or else the lines of
-    its four longest edges (dark or pocketed corners cut the outline's corners off)."""
+def _quad_from_hull(hull: np.ndarray, outline: np.ndarray, tol: float) -> np.ndarray | None:
+    """Four corners of a convex outline: of the candidates (4-gon approximations, and
+    the lines of the hull's four longest edges, for when dark or pocketed corners or a
+    graphic cut the outline's corners off), the one whose sides most outline points
+    (``outline``: (N, 2)) lie on, within ``tol`` px (lens distortion bows the sides)."""
     peri = cv2.arcLength(hull, True)
-    area = cv2.contourArea(hull)
+    candidates = []
     for eps in np.linspace(0.01, 0.12, 23):
         ap = cv2.approxPolyDP(hull, eps * peri, True)
         if len(ap) == 4:
-            q = ap.reshape(4, 2).astype(float)
-            if cv2.contourArea(q.astype(np.float32)) > 0.93 * area:
-                return q
-            break
-        if len(ap) < 4:
+            candidates.append(ap.reshape(4, 2).astype(float))
+        if len(ap) <= 4:
             break
     ap = cv2.approxPolyDP(hull, 0.008 * peri, True).reshape(-1, 2).astype(float)
-    if len(ap) < 4:
+    if len(ap) >= 4:
+        edges = [(ap[i], ap[(i + 1) % len(ap)]) for i in range(len(ap))]
+        lengths = [np.linalg.norm(b - a) for a, b in edges]
+        keep = sorted(np.argsort(lengths)[-4:])
+        lines = [(edges[i][0], (edges[i][1] - edges[i][0]) / lengths[i]) for i in keep]
+        try:
+            candidates.append(np.array([_intersect(*lines[i - 1], *lines[i])
+                                        for i in range(4)]))
+        except np.linalg.LinAlgError:
+            pass
+    if not candidates:
         return None
-    edges = [(ap[i], ap[(i + 1) % len(ap)]) for i in range(len(ap))]
-    lengths = [np.linalg.norm(b - a) for a, b in edges]
-    keep = sorted(np.argsort(lengths)[-4:])
-    lines = [(edges[i][0], (edges[i][1] - edges[i][0]) / lengths[i]) for i in keep]
-    try:
-        return np.array([_intersect(*lines[i - 1], *lines[i]) for i in range(4)])
-    except np.linalg.LinAlgError:
-        return None
+    support = [np.mean(_distance_to_outline(outline, q) < tol) for q in candidates]
+    return candidates[int(np.argmax(support))]
+
+
+def _distance_to_outline(pts: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Each point's distance to the nearest side (segment) of ``quad``."""
+    out = np.full(len(pts), np.inf)
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        seg = b - a
+        t = np.clip((pts - a) @ seg / max(float(seg @ seg), 1e-9), 0.0, 1.0)
+        out = np.minimum(out, np.linalg.norm(pts - (a + t[:, None] * seg), axis=1))
+    return out
 
 
 def _order_positive(quad: np.ndarray) -> np.ndarray:
@@ -307,7 +321,7 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     if len(contour) < 20:
         raise CalibrationError("no table found: the cloth's outline is not seen (glare)")
     hull = cv2.convexHull(contour.reshape(-1, 1, 2))
-    quad = _quad_from_hull(hull)
+    quad = _quad_from_hull(hull, contour.astype(float), 0.03 * np.hypot(sw, sh))
     if quad is None or cv2.contourArea(hull) < 0.06 * sh * sw:
         raise CalibrationError("no table found: the cloth-coloured region is not a "
                                "four-sided playing surface (not an overhead view?)")
