@@ -31,10 +31,10 @@ MIN_DIAMONDS = 6  # fewer than this: the profile does not fit the view
 CONTEXT_MM = 45.0
 #: the radial term of the rail-plane model, k of the division model u = x / (1 + k r^2)
 #: with r in half frame widths: barrel lenses have k < 0 (broadcast zooms to about
-#: -0.15, the benchmark's cameras -0.13 .. 0.03); searched on a grid
-K_GRID = np.round(np.arange(-0.40, 0.2001, 0.04), 4)
+#: -0.15, the benchmark's cameras -0.13 .. 0.03). The robust first fits try a coarse
+#: grid, likeliest first; each refinement then searches 0.04 either side of the last k
+K_RANSAC = (-0.08, 0.0, -0.16, 0.08, -0.24, -0.32)
 K_FINE = np.round(np.arange(-0.04, 0.0401, 0.005), 4)
-K_RANSAC = (-0.08, 0.0, -0.16, 0.08, -0.24, -0.32)  # k of the first fits, likeliest first
 RANSAC_GRID_PX = 4.0  # what k up to 0.04 off the grid's can move a diamond (px)
 
 
@@ -165,21 +165,17 @@ def _fit_k(src: np.ndarray, dst: np.ndarray, size, ks: np.ndarray
     return float(ks[j]), H[j] / H[j, 2, 2], float(rms[j])
 
 
-def _best_k(src: np.ndarray, dst: np.ndarray, size) -> tuple[float, np.ndarray | None, float]:
-    """:func:`_fit_k` on the coarse grid, then on a fine one around its best k."""
-    k, _, _ = _fit_k(src, dst, size, K_GRID)
-    return _fit_k(src, dst, size, k + K_FINE)
-
-
-def _refine(src: np.ndarray, dst: np.ndarray, size, tol_px: float, mask: np.ndarray
-            ) -> tuple[RailModel, np.ndarray] | None:
-    """Fit the model to the points in ``mask``, drop the worst while one is beyond
-    ``tol_px``, then take back every point within it; until the set stays the same."""
+def _refine(src: np.ndarray, dst: np.ndarray, size, tol_px: float, mask: np.ndarray,
+            k0: float) -> tuple[RailModel, np.ndarray] | None:
+    """Fit the model (k within 0.04 of the last one's, starting at ``k0``) to the points
+    in ``mask``, drop the worst while one is beyond ``tol_px``, then take back every
+    point within it; until the set stays the same."""
     mask = mask.copy()
+    k = k0
     for _ in range(2 * len(src) + 2):
         if mask.sum() < 5:
             return None
-        k, H, _ = _best_k(src[mask], dst[mask], size)
+        k, H, _ = _fit_k(src[mask], dst[mask], size, k + K_FINE)
         if H is None:
             return None
         model = RailModel(H, k, size)
@@ -217,7 +213,7 @@ def fit_rail_model(src_mm: np.ndarray, dst_px: np.ndarray, size: tuple[int, int]
         if H is None:
             continue
         mask = np.linalg.norm(_apply(H, src) - u, axis=1) < tol_px + RANSAC_GRID_PX
-        fit = _refine(src, dst, size, tol_px, mask) if mask.sum() >= 5 else None
+        fit = _refine(src, dst, size, tol_px, mask, k) if mask.sum() >= 5 else None
         if fit is None:
             continue
         r = fit[0].residuals(src[fit[1]], dst[fit[1]])
@@ -282,9 +278,10 @@ def find_diamond(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
     ring = win[(d2 <= ctx ** 2) & (d2 >= (15.0 * ppm) ** 2) & ~near]
     if len(ring) < 20:
         return None
-    med = float(np.median(ring))
-    mad = 1.4826 * float(np.median(np.abs(ring - med)))
-    if not (peak > med + 5.0 * mad or peak > 1.5 * float(np.percentile(ring, 99))):
+    i50, i99 = len(ring) // 2, int(0.99 * (len(ring) - 1))
+    part = np.partition(ring, (i50, i99))
+    med, q99 = float(part[i50]), float(part[i99])
+    if peak <= 1.5 * q99 and peak <= med + 5.0 * 1.4826 * np.median(np.abs(ring - med)):
         return None
     wgt = win[comp] - 0.5 * peak
     return np.array([(xs * wgt).sum() / wgt.sum() + x0, (ys * wgt).sum() / wgt.sum() + y0])
@@ -325,7 +322,7 @@ def _model_search(th: np.ndarray, table: Table, model: RailModel, ppm: float,
         return None
     idx = sorted(found)
     src, dst = dia[idx], np.array([found[i] for i in idx])
-    fit = _refine(src, dst, model.size, tol, model.residuals(src, dst) < tol)
+    fit = _refine(src, dst, model.size, tol, model.residuals(src, dst) < tol, model.k)
     if fit is None:
         return None
     model, mask = fit
