@@ -99,6 +99,12 @@ def _component_most_in(mask: np.ndarray, region: np.ndarray) -> np.ndarray:
     return (lab == int(np.argmax(overlap))).astype(np.uint8) * 255
 
 
+def _touches_border(mask: np.ndarray, frac: float = 0.02) -> bool:
+    """Whether more than ``frac`` of the frame's edge pixels are in ``mask``."""
+    edge = np.concatenate([mask[0], mask[-1], mask[:, 0], mask[:, -1]])
+    return bool(np.count_nonzero(edge) > frac * len(edge))
+
+
 def _grown_hull(region: np.ndarray, margin: int) -> np.ndarray:
     """The convex hull of ``region``, grown by ``margin`` px (uint8 mask)."""
     cnts, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -305,15 +311,22 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     # test allows for lamps and vignetting; a grey cloth's black pockets pass it)
     log_level = np.log(small.astype(np.float32).sum(axis=2) + 3.0)
     p5, p50 = np.percentile(log_level[(best > 0) & ~clipped], [5, 50])
-    lit = log_level >= p5 - max(0.5, 2.0 * (p50 - p5))
-    mask = (((dist < 4.0) & lit & ~clipped) | glare).astype(np.uint8) * 255
-    # a floor of the cloth's hue (grey on grey, green on green) passes the colour test:
-    # keep to the chosen region's outline, grown a little (dark corners, cushion band)
-    mask &= _grown_hull(best, max(3, round(0.015 * np.hypot(sw, sh))))
+    lit = log_level >= p5 - max(1.0, 3.0 * (p50 - p5))
+    raw = (((dist < 4.0) & lit & ~clipped) | glare).astype(np.uint8) * 255
     close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(5, sw // 40) | 1,) * 2)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close)
-    mask = _fill_holes(_component_most_in(mask, best))
+
+    def cloth_part(m: np.ndarray) -> np.ndarray:
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, close)
+        return _component_most_in(m, best)
+
+    mask = cloth_part(raw)
+    if _touches_border(mask):
+        # a floor of the cloth's hue (grey on grey, green on green) passes the colour
+        # test and runs out of the frame: keep to the chosen region's outline, grown a
+        # little (dark corners, the cushion band)
+        mask = cloth_part(raw & _grown_hull(best, max(3, round(0.015 * np.hypot(sw, sh)))))
+    mask = _fill_holes(mask)
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     contour = max(cnts, key=cv2.contourArea).reshape(-1, 2)
     unseen = cv2.dilate(clipped.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
