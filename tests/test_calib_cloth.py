@@ -1,0 +1,121 @@
+"""The cloth outline (`calibration.detect.find_cloth`) against the renderer's geometry.
+
+Each scene is drawn by simworld.render in a way that once defeated the cloth search:
+glare that clips the cloth under the lamps, a failed lamp and vignetting that split
+the cloth's colour by brightness, chalk lines across it, a grey cloth on a grey floor
+with black pockets. The found outline must be the cushion tops' outer edge: the
+playing surface grown by the cushion band (50 mm), at the cushion height, projected
+with the scene's own camera.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+render = pytest.importorskip("simworld.render")
+
+from calibration.detect import WORK_WIDTH, CalibrationError, find_cloth  # noqa: E402
+from equipment import get_discipline  # noqa: E402
+
+CUSHION_BAND = 50.0  # mm, from the nose to the rail (simworld.render.scene)
+
+
+def cushion_outline(table, cam, n: int = 400) -> list[np.ndarray]:
+    """Pixels along each side of the cushion tops' outer edge (distortion included)."""
+    b = CUSHION_BAND
+    corners = np.array([[-b, -b], [table.length + b, -b],
+                        [table.length + b, table.width + b], [-b, table.width + b]])
+    sides = []
+    for i in range(4):
+        s = np.linspace(0.0, 1.0, n)[:, None]
+        xy = corners[i] + s * (corners[(i + 1) % 4] - corners[i])
+        sides.append(cam.project(np.column_stack([xy, np.full(n, table.cushion_height)])))
+    return sides
+
+
+def corner_error(quad: np.ndarray, truth: np.ndarray) -> float:
+    """Largest corner distance (px), for the best matching order of the corners."""
+    best = np.inf
+    for q in (quad, quad[::-1]):
+        for shift in range(4):
+            best = min(best, float(np.linalg.norm(np.roll(q, shift, axis=0) - truth,
+                                                  axis=1).max()))
+    return best
+
+
+def render_scene(discipline: str, look, seed: int, margin: float = 0.05):
+    disc = get_discipline(discipline)
+    cam = render.make_camera(disc.table, (1280, 720), tilt_deg=8.0, azimuth_deg=15.0,
+                             k1=-0.08, margin=margin)
+    img, _ = render.render_still(disc, dict(disc.opening), camera=cam, look=look, seed=seed)
+    return disc.table, cam, img
+
+
+def assert_outline_found(table, cam, img):
+    region = find_cloth(img)
+    sides = cushion_outline(table, cam)
+    truth = np.array([s[0] for s in sides])
+    scale = img.shape[1] / WORK_WIDTH
+    # the corners come from the work copy (a quarter of the resolution at 1920)
+    assert corner_error(region.quad, truth) < 3.0 * scale
+    outline = np.vstack(sides)
+    for i, pts in enumerate(region.edges):
+        assert len(pts) >= 20, f"side {i}: {len(pts)} edge points"
+        d = np.linalg.norm(pts[:, None, :] - outline[None, :, :], axis=2).min(axis=1)
+        # every side's sub-pixel edge on the cushion tops' outer edge
+        assert np.median(d) < 3.0 and np.percentile(d, 90) < 5.0, (i, np.median(d))
+
+
+def test_glare_clipping_the_cloth_and_chalk_lines():
+    """Four bright lamps clip a blue cloth in rings (one channel, then all three): the
+    cluster of the unclipped rim must take the clipped middle as its own."""
+    lamps = tuple(render.look.Lamp(u, 0.5, intensity=1450.0, size=420.0)
+                  for u in (0.125, 0.375, 0.625, 0.875))
+    look = replace(render.Look.default(), cloth="tournament_blue", exposure=1.8 / 250,
+                   vignette=0.25, lamps=lamps, lamp_tint=(0.9, 1.0, 1.2))
+    table, cam, img = render_scene("balkline_47_2", look, seed=3)
+    assert (img.max(axis=2) >= 254).mean() > 0.3  # the scene is what it claims
+    assert_outline_found(table, cam, img)
+
+
+def test_failed_lamp_and_vignetting_split_the_cloth_by_brightness():
+    """The middle lamp off, low lamps and a strong fall-off: k-means splits the cloth
+    into brighter and darker clusters of one chromaticity, cut by the balklines."""
+    base = render.Look.default()
+    look = replace(base, cloth="green", vignette=0.3,
+                   lamps=tuple(replace(lp, height=600.0) for lp in base.lamps)
+                   ).with_failure(1, 0.0)
+    table, cam, img = render_scene("balkline_71_2", look, seed=3)
+    assert_outline_found(table, cam, img)
+
+
+def test_grey_cloth_on_a_grey_floor():
+    """A grey cloth, a dark grey floor (the same chromaticity, only darker) filling
+    much of the frame: the floor must not be taken for the cloth."""
+    look = replace(render.Look.default(), cloth="grey", floor=(0.031, 0.035, 0.036),
+                   vignette=0.31, lamp_tint=(1.05, 1.0, 0.91), gain=2.26, exposure=0.0019)
+    table, cam, img = render_scene("balkline_47_2", look, seed=3, margin=0.15)
+    assert_outline_found(table, cam, img)
+
+
+@pytest.mark.parametrize("kind", ["floor", "plain", "noise", "blown_out"])
+def test_no_table_is_refused(kind):
+    rng = np.random.default_rng(11)
+    h, w = 720, 1280
+    if kind == "floor":  # a mottled floor texture and nothing on it
+        low = rng.normal(0.0, 1.0, (h // 40, w // 40, 1))
+        blotches = cv2.resize(low, (w, h), interpolation=cv2.INTER_CUBIC)[..., None]
+        img = np.array([70, 80, 90]) + 25 * blotches + rng.normal(0, 6, (h, w, 3))
+    elif kind == "plain":
+        img = np.zeros((h, w, 3)) + np.array([40, 120, 30])
+    elif kind == "blown_out":  # clipped nearly everywhere
+        img = np.full((h, w, 3), 255.0) - rng.uniform(0, 3, (h, w, 1))
+    else:
+        img = rng.uniform(0, 255, (h, w, 3))
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    with pytest.raises(CalibrationError, match="no table found"):
+        find_cloth(img)
