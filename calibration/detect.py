@@ -153,10 +153,55 @@ def _quad_from_hull(hull: np.ndarray, outline: np.ndarray, tol: float) -> np.nda
                                         for i in range(4)]))
         except np.linalg.LinAlgError:
             pass
+    straight = _quad_from_straight_runs(outline)
+    if straight is not None:
+        candidates.append(straight)
     if not candidates:
         return None
     support = [np.mean(_distance_to_outline(outline, q) < tol) for q in candidates]
     return candidates[int(np.argmax(support))]
+
+
+def _quad_from_straight_runs(outline: np.ndarray, tol: float = 2.0,
+                             tries: int = 300) -> np.ndarray | None:
+    """Four corners from the four straightest, longest runs of the outline, found one
+    after the other (RANSAC): the hull follows a bystander leaning over a rail, these
+    lines do not."""
+    pts = outline.astype(float)
+    if len(pts) < 40:
+        return None
+    rng = np.random.default_rng(0)  # the same outline always gives the same quad
+    extent = float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0)))
+    left = np.ones(len(pts), bool)
+    lines = []
+    for _ in range(4):
+        cand = pts[left]
+        if len(cand) < 10:
+            return None
+        pairs = rng.integers(0, len(cand), size=(tries, 2))
+        a, b = cand[pairs[:, 0]], cand[pairs[:, 1]]
+        seg = b - a
+        length = np.linalg.norm(seg, axis=1)
+        ok = length > 0.1 * extent
+        if not ok.any():
+            return None
+        a, seg, length = a[ok], seg[ok], length[ok]
+        normal = np.column_stack([-seg[:, 1], seg[:, 0]]) / length[:, None]
+        dist = np.abs((cand[None, :, :] - a[:, None, :]) @ normal[..., None])[..., 0]
+        best = int(np.argmax((dist < tol).sum(axis=1)))
+        on_line = cand[dist[best] < tol]
+        c, d = _line_fit(on_line)
+        lines.append((c, d, on_line.mean(axis=0)))
+        idx = np.flatnonzero(left)
+        left[idx[dist[best] < 3 * tol]] = False
+    centre = pts.mean(axis=0)
+    order = np.argsort([np.arctan2(m[1] - centre[1], m[0] - centre[0]) for _, _, m in lines])
+    lines = [lines[i] for i in order]
+    try:
+        return np.array([_intersect(lines[i - 1][0], lines[i - 1][1], lines[i][0], lines[i][1])
+                         for i in range(4)])
+    except np.linalg.LinAlgError:
+        return None
 
 
 def _distance_to_outline(pts: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -366,9 +411,14 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
         edges_small.append(e[keep])
         lines.append((c, dvec))
     quad = np.array([_intersect(*lines[(i - 1) % 4], *lines[i]) for i in range(4)])
-    q_area = cv2.contourArea(quad.astype(np.float32))
-    h_area = cv2.contourArea(hull)
-    if not 0.85 * h_area < q_area < 1.25 * h_area:
+    # the quad must be mostly cloth, and little cloth colour may lie beyond it (a
+    # bystander leaning over a rail, yes; a second surface, no)
+    inside = np.zeros_like(mask)
+    cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 255)
+    q_area = max(cv2.countNonZero(inside), 1)
+    covered = cv2.countNonZero(mask & inside) / q_area
+    beyond = cv2.countNonZero(mask & ~inside) / q_area
+    if covered < 0.85 or beyond > 0.25:
         raise CalibrationError("no table found: the cloth's outline is not four straight "
                                "sides (not an overhead view of a table?)")
     full_quad = (quad + 0.5) * scale - 0.5
