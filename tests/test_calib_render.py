@@ -174,14 +174,20 @@ def test_one_free_starting_spot_pins_a_near_vertical_view():
     """A camera 1 degree off vertical sees the rails all at about one height: only
     marks on the cloth pin its height. At the opening of three-cushion two of the five
     spots are under balls and the centre one may be under the pins; the one free
-    starting spot must be used, and the view calibrated within 3 mm."""
+    starting spot must be found and used: the same view with the markings hidden
+    predicts a far larger error, and both mappings are within 3 mm or not trusted."""
     disc = get_discipline("three_cushion")
     cam = render.make_camera(disc.table, (1920, 1080), tilt_deg=1.0, azimuth_deg=30.0,
                              k1=-0.1, k2=0.01)
-    img, _ = render.render_still(disc, dict(disc.opening), camera=cam,
-                                 look=render.Look.default(), seed=1)
-    calib = calibrate_image(img)
-    assert calib.quality["spots_found"] >= 1
     xy, px = grid_truth(disc.table, cam)
-    err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1)
-    assert err.max() < 3.0 and err.max() <= calib.quality["predicted_max_error_mm"] + 0.5
+    predicted = {}
+    for name, look in (("seen", render.Look.default()), ("hidden", _hidden_markings_look())):
+        img, _ = render.render_still(disc, dict(disc.opening), camera=cam, look=look, seed=1)
+        calib = calibrate_image(img, strict=False)
+        err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1)
+        assert not calib.ok or err.max() < 3.0
+        predicted[name] = calib.quality["predicted_max_error_mm"]
+        if name == "seen":
+            assert calib.quality["spots_found"] >= 1
+            assert err.max() < 3.0 and err.max() <= predicted[name]
+    assert predicted["hidden"] > 2.0 * predicted["seen"], predicted
