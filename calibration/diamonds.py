@@ -352,15 +352,18 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
     fit = fit_rail_model(dia[idx], np.array([found[i] for i in idx]), size, tol)
     if fit is None or fit[1].sum() < MIN_DIAMONDS:
         return None
-    model = fit[0]
-    for _ in range(2):  # the second round finds what the refined model now reaches
+    model, n_agree = fit[0], int(fit[1].sum())
+    found = {}
+    for _ in range(2):  # a second round finds what the refined model now reaches
         again = _model_search(th, table, model, ppm, tol)
-        if again is None:
-            return None
-        grew = len(again[1]) > len(found)
-        model, found = again
+        if again is None or len(again[1]) <= len(found):
+            break
+        (model, found), grew = again, len(again[1]) > n_agree
+        n_agree = len(found)
         if not grew:
             break
+    if len(found) < MIN_DIAMONDS:
+        return None
     idx = sorted(found)
     px = np.array([found[i] for i in idx])
     H1, _ = cv2.findHomography(dia[idx], px, 0)
