@@ -325,6 +325,8 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
         if area > 0.85 * sh * sw:
             fills_frame = True
             continue
+        if len(members) > 1 and _touches_border(comp):
+            continue  # clusters joined by hue may take a floor of the cloth's hue along
         cnts, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         hull = cv2.convexHull(max(cnts, key=cv2.contourArea))
         solidity = area / max(cv2.contourArea(hull), 1.0)
