@@ -3,6 +3,14 @@
 Nothing here assumes a cloth colour: the cloth is the large, nearly convex, uniformly
 coloured four-sided region of the frame, found by clustering the frame's own colours
 in brightness-free chromaticity (so lamps, vignetting and shadows do not split it).
+What still would, and how it is met: glare clips the cloth (clipped pixels have no
+colour of their own; each clipped patch joins the colour around it), a lamp's pool of
+light splits one cloth into clusters of nearly one chromaticity (such clusters are
+also tried together), chalk lines cut it into pieces (bridged), a floor of the cloth's
+hue and black pockets pass its colour test (the chosen region bounds the cloth when
+the floor runs out of the frame; much darker than the cloth is not cloth), and a
+bystander leaning over a rail bulges its outline (the sides are the outline's long
+straight runs).
 """
 
 from __future__ import annotations
@@ -416,7 +424,7 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     # the quad must be mostly cloth, and little cloth colour may lie beyond it (a
     # bystander leaning over a rail, yes; a second surface, no)
     inside = np.zeros_like(mask)
-    cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 255)
+    cv2.fillPoly(inside, [np.round(quad).astype(np.int32)], 255)
     q_area = max(cv2.countNonZero(inside), 1)
     covered = cv2.countNonZero(mask & inside) / q_area
     beyond = cv2.countNonZero(mask & ~inside) / q_area
