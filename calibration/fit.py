@@ -608,14 +608,19 @@ def _ringed_by_cloth(image: np.ndarray, cam: CameraModel, pts: np.ndarray,
 
 def _dot_contrast(dots: np.ndarray, cam: CameraModel, pts: np.ndarray,
                   image: np.ndarray | None = None, cloth=None) -> np.ndarray:
-    """Per point: how much a dot stands out there. Read on a line-free top-hat image,
-    above the brightest neighbour 25 mm away (a line through a spot is not a spot), and
-    zero unless ringed by cloth (a ball's highlight is not a spot)."""
+    """Per point: how much a dot stands out there, on a top-hat image grown by a pixel
+    (a point sample may fall beside a 1-px mark): above the brightest of 16 points on
+    rings 15 and 25 mm around (a chalk line through the point crosses the rings, so a
+    line is not a dot), and zero unless ringed by cloth (a ball's highlight is not a
+    spot). Four neighbours once missed a thin line and read it as a dot."""
     if not len(pts):
         return np.zeros(0)
-    around = np.max([_sample(dots, cam, pts + d)[:, 0] for d in
-                     ((25, 0), (-25, 0), (0, 25), (0, -25))], axis=0)
-    contrast = _sample(dots, cam, pts)[:, 0] - around
+    grown = cv2.dilate(dots, np.ones((3, 3), np.uint8))
+    ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+    ring = np.column_stack([np.cos(ang), np.sin(ang)])
+    around = np.max([_sample(grown, cam, pts + r * d)[:, 0]
+                     for r in (15.0, 25.0) for d in ring], axis=0)
+    contrast = _sample(grown, cam, pts)[:, 0] - around
     if image is not None:
         contrast = np.where(_ringed_by_cloth(image, cam, pts), contrast, 0.0)
     return np.maximum(contrast, 0.0)
@@ -720,7 +725,7 @@ def _orientation_vote(sa: tuple[float, float], sb: tuple[float, float],
     votes = []
     for (a, b), floor, rel, diff, n in (((sa[0], sb[0]), 3.0, 0.4, 3.0, noise[0]),
                                         ((sa[1], sb[1]), 1.5, 0.3, 1.0, noise[1])):
-        if max(a, b) >= max(floor, 1.5 * n) and abs(a - b) >= max(diff, rel * max(a, b)):
+        if max(a, b) >= max(floor, 2.0 * n) and abs(a - b) >= max(diff, rel * max(a, b)):
             votes.append(1 if a > b else -1)
     if not votes or (1 in votes and -1 in votes):
         return 0
@@ -844,13 +849,15 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
             searches[rep] = search
     # the geometries share their proportions but not their diamonds' exact places: one
     # whose diamonds sit a few times worse than the best one's is not fitted at all
-    best_rms = min((sr.rms_px for sr in searches.values() if np.isfinite(sr.rms_px)),
-                   default=float("nan"))
+    finite = {r: sr for r, sr in searches.items() if np.isfinite(sr.rms_px)}
+    best_rep_quick = min(finite, key=lambda r: finite[r].rms_px) if finite else None
+    best_rms = finite[best_rep_quick].rms_px if finite else float("nan")
     attempts: dict[str, Attempt] = {}
     for rep, search in searches.items():
         given = table is not None and group_of[table] == rep
         if (np.isfinite(best_rms) and search.rms_px > max(PRUNE_RMS_RATIO * best_rms,
-                                                          PRUNE_RMS_PX) and not given):
+                                                          PRUNE_RMS_PX) and not given
+                and len(search.found) <= len(searches[best_rep_quick].found)):
             continue
         try:
             attempts[rep] = _try_profile(region, TABLES[rep], size, search)
@@ -935,7 +942,7 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
     r2, t2 = flip_pose(cam.rvec, cam.tvec, table)
     cam_b = CameraModel(cam.K, cam.dist, r2, t2, size)
     ppm0 = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
-    dots = tophat(gray, 30 * ppm0, min_width_px=5 * ppm0)
+    dots = tophat(gray, 30 * ppm0, min_width_px=max(2.0, 5 * ppm0))
     sa = _marking_score(dots, dog, cam, table, image, region.model)
     sb = _marking_score(dots, dog, cam_b, table, image, region.model)
     vote = _orientation_vote(sa, sb, _marking_noise(dots, dog, cam, table, image,
@@ -959,19 +966,22 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
         warnings.append("head and foot cannot be told apart from the markings")
     # spots on the cloth (z = 0) pin the camera height, then a final fit
     ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
-    th_spot = tophat(gray, 30 * ppm, min_width_px=5 * ppm)
+    th_spot = tophat(gray, 30 * ppm, min_width_px=max(2.0, 5 * ppm))
     min_peak = 8.0
     obs.spots = _find_spots(th_spot, cam, table, ppm, min_peak, image, region.model)
     obs.lines = _find_line_points(gray, cam, table, ppm) if table.lines else None
     f_prior = a.fit[1].f_prior if a.fit else cam.K[0, 0]
     cam_d, offs_d = cam, offs
+    diamonds_d, spots_d, lines_d = dict(obs.diamonds), dict(obs.spots), obs.lines
     cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam, offs, f_prior)
     _, _, re = prob.parts(res.x)
-    if len(re) and (float(np.sqrt(np.mean(re ** 2))) > 2.0
+    if len(re) and (len(obs.diamonds) < 0.8 * len(diamonds_d)
+                    or float(np.sqrt(np.mean(re ** 2))) > 2.0
                     or _offset_spread(offs, obs) > MAX_OFFSET_SPREAD_MM):
         # the cloth's outline disagrees with the diamonds (a cushion band of another
-        # shade, a dark corner): trust the diamonds, spots and lines alone
-        obs.edges = {}
+        # shade, a dark corner, a bogus edge that threw good diamonds out): trust the
+        # diamonds, spots and lines alone, all of them again
+        obs = Observations(diamonds_d, spots_d, {}, lines_d)
         cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam_d, offs_d, f_prior)
     try:
         cam, offs, (res, prob, obs) = weighted_fit(table, size, obs, cam, offs, prob, res.x)
