@@ -317,6 +317,7 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     clipped = _clipped(small)
     labels, centres = _cluster_labels(small, clipped)
     best, best_score, fills_frame = None, 0.0, False
+    singles: dict[int, tuple[float, float]] = {}  # cluster: (score, hull area) alone
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     for members in _colour_groups(centres):
         m = np.isin(labels, members).astype(np.uint8) * 255
@@ -336,9 +337,16 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
         if len(members) > 1 and _touches_border(comp):
             continue  # clusters joined by hue may take a floor of the cloth's hue along
         cnts, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        hull = cv2.convexHull(max(cnts, key=cv2.contourArea))
-        solidity = area / max(cv2.contourArea(hull), 1.0)
+        hull_area = max(cv2.contourArea(cv2.convexHull(max(cnts, key=cv2.contourArea))), 1.0)
+        solidity = area / hull_area
         score = area * solidity ** 4
+        if len(members) == 1:
+            singles[members[0]] = (score, hull_area)
+        elif hull_area > 1.08 * max(singles.get(c, (0.0, 0.0)) for c in members)[1]:
+            # a lamp's pool of light lies inside the cloth (the most cloth-like of the
+            # clusters); one that pushes the outline outward is another surface of a
+            # near hue (a tan cloth's wooden rails)
+            continue
         if solidity > 0.75 and score > best_score:
             best, best_score, best_members = comp, score, members
     if best is None and fills_frame:

@@ -3,9 +3,9 @@
 Each scene is drawn by simworld.render in a way that once defeated the cloth search:
 glare that clips the cloth under the lamps, a failed lamp and vignetting that split
 the cloth's colour by brightness, chalk lines across it, a grey cloth on a grey floor
-with black pockets, bystanders leaning over the rails. The found outline must be the
-cushion tops' outer edge: the playing surface grown by the cushion band (50 mm), at
-the cushion height, projected with the scene's own camera.
+with black pockets, bystanders leaning over the rails, a tan cloth in light oak rails.
+The found outline must be the cushion tops' outer edge: the playing surface grown by
+the cushion band (50 mm), at the cushion height, projected with the scene's own camera.
 """
 
 from __future__ import annotations
@@ -109,6 +109,15 @@ def test_grey_pool_table_with_bystanders_over_the_rails():
     look = replace(render.Look.default(), cloth="grey", floor=(0.031, 0.035, 0.036),
                    vignette=0.31, lamp_tint=(1.05, 1.0, 0.91), gain=2.26, exposure=0.0019)
     table, cam, img = render_scene("pool51", look, seed=3, margin=0.15)
+    assert_outline_found(table, cam, img)
+
+
+def test_tan_cloth_with_light_wooden_rails():
+    """A tan cloth inside light oak rails: two surfaces of nearly one hue. Clusters of
+    a near hue are tried together (a lamp's pool of light splits one cloth), but not
+    when the union pushes the outline out over the rails."""
+    look = replace(render.Look.default(), cloth="tan", wood=(0.278, 0.142, 0.045))
+    table, cam, img = render_scene("balkline_47_1", look, seed=3, margin=0.1)
     assert_outline_found(table, cam, img)
 
 
