@@ -574,27 +574,28 @@ def _sample(img: np.ndarray, cam: CameraModel, pts: np.ndarray) -> np.ndarray:
     return cv2.remap(img, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR).reshape(len(pts), -1)
 
 
-def _ringed_by_cloth(image: np.ndarray, cam: CameraModel, pts: np.ndarray,
-                     radius: float = 22.0) -> np.ndarray:
-    """Per cloth point (table mm): is it ringed by cloth ``radius`` mm around? A ball
-    sitting there covers the whole ring; a chalk line through it, a sixth.
+def _cloth_fraction(image: np.ndarray, cam: CameraModel, pts: np.ndarray,
+                    radius: float) -> np.ndarray:
+    """Per cloth point (table mm): the share of a ring ``radius`` mm around it that is
+    the same cloth as a wider ring around it (30 mm further out, at least 70 mm).
 
-    The ring is compared with the cloth 70 mm around, not with the frame's cloth
-    model: cloth is worn lighter and greyer exactly around the spots, and a lamp's
-    pool of light changes its brightness across the table.
+    Compared with the cloth around, not with the frame's cloth model: cloth is worn
+    lighter and greyer exactly around the spots, and a lamp's pool of light changes its
+    brightness across the table.
     """
     if not len(pts):
-        return np.zeros(0, bool)
+        return np.zeros(0)
 
     def chroma(bgr):
         f = bgr.astype(np.float32) + 1.0
         s = f.sum(axis=-1)
         return np.stack([f[..., 2] / s, f[..., 1] / s, np.log(s)], axis=-1)
 
-    ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
-    inner = np.column_stack([np.cos(ang), np.sin(ang)]) * radius
-    ang2 = np.linspace(0, 2 * np.pi, 16, endpoint=False)
-    outer = np.column_stack([np.cos(ang2), np.sin(ang2)]) * 70.0
+    def ring(r: float, k: int) -> np.ndarray:
+        ang = np.linspace(0, 2 * np.pi, k, endpoint=False)
+        return np.column_stack([np.cos(ang), np.sin(ang)]) * r
+
+    inner, outer = ring(radius, 12), ring(max(70.0, radius + 30.0), 16)
     n = len(pts)
     ci = chroma(_sample(image, cam, (pts[:, None] + inner[None]).reshape(-1, 2))
                 ).reshape(n, len(inner), 3)
@@ -603,22 +604,29 @@ def _ringed_by_cloth(image: np.ndarray, cam: CameraModel, pts: np.ndarray,
     ref = np.median(co, axis=1)[:, None, :]
     near = (np.hypot(ci[..., 0] - ref[..., 0], ci[..., 1] - ref[..., 1]) < 0.04) \
         & (np.abs(ci[..., 2] - ref[..., 2]) < 0.4)
-    return near.mean(axis=1) >= 0.6
+    return near.mean(axis=1)
+
+
+def _ringed_by_cloth(image: np.ndarray, cam: CameraModel, pts: np.ndarray) -> np.ndarray:
+    """Per cloth point: is it ringed by cloth 22 mm around? A ball sitting there covers
+    the whole ring; a chalk line through it, a sixth."""
+    return _cloth_fraction(image, cam, pts, 22.0) >= 0.6
 
 
 def _dot_contrast(dots: np.ndarray, cam: CameraModel, pts: np.ndarray,
                   image: np.ndarray | None = None, cloth=None) -> np.ndarray:
-    """Per point: how much a dot stands out there, on a top-hat image grown by a pixel
-    (a point sample may fall beside a 1-px mark): above the brightest of 16 points on
-    rings 15 and 25 mm around (a chalk line through the point crosses the rings, so a
-    line is not a dot), and zero unless ringed by cloth (a ball's highlight is not a
-    spot). Four neighbours once missed a thin line and read it as a dot."""
+    """Per point: how much a dot stands out there (the top-hat's best within a pixel:
+    the fit may be a pixel off) above the brightest of 16 points on rings 15 and 25 mm
+    around (a chalk line through the point crosses the rings, so a line is not a dot),
+    and zero unless ringed by cloth (a ball's highlight is not a spot). ``dots`` must
+    be free of 1-px lines: four neighbours and a point sample once read a balkline as
+    a dot."""
     if not len(pts):
         return np.zeros(0)
     grown = cv2.dilate(dots, np.ones((3, 3), np.uint8))
     ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
     ring = np.column_stack([np.cos(ang), np.sin(ang)])
-    around = np.max([_sample(grown, cam, pts + r * d)[:, 0]
+    around = np.max([_sample(dots, cam, pts + r * d)[:, 0]
                      for r in (15.0, 25.0) for d in ring], axis=0)
     contrast = _sample(grown, cam, pts)[:, 0] - around
     if image is not None:
@@ -681,25 +689,16 @@ def _marking_noise(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: T
 
 
 def _covered_spots(image: np.ndarray, cloth, cam: CameraModel, spots: np.ndarray) -> int:
-    """How many of ``spots`` have a ball on them: no cloth within 18 mm of the spot (a
-    ball is at least 57 mm across) and mostly cloth 48 mm away (a ball, not a hand)."""
-    if not len(spots) or cloth is None:
+    """How many of ``spots`` have a ball on them: no cloth 18 mm from the spot (a ball
+    is at least 57 mm across) and mostly cloth 48 mm away (a ball, not a hand)."""
+    if not len(spots):
         return 0
-    ang = np.linspace(0, 2 * np.pi, 8, endpoint=False)
-    circle = np.column_stack([np.cos(ang), np.sin(ang)])
-    n = 0
-    for p in spots:
-        inner = np.vstack([p, p + 18.0 * circle]).astype(float)
-        outer = p + 48.0 * circle
-        px = cam.table_to_image(np.vstack([inner, outer])).astype(np.float32)
-        h, w = image.shape[:2]
-        if px.min() < 0 or px[:, 0].max() > w - 1 or px[:, 1].max() > h - 1:
-            continue
-        bgr = cv2.remap(image, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR)
-        is_cloth = cloth.distance(bgr).ravel() < 8.0
-        if not is_cloth[:len(inner)].any() and is_cloth[len(inner):].mean() >= 0.6:
-            n += 1
-    return n
+    h, w = image.shape[:2]
+    px = cam.table_to_image(spots)
+    inside = (px[:, 0] > 0) & (px[:, 1] > 0) & (px[:, 0] < w - 1) & (px[:, 1] < h - 1)
+    near = _cloth_fraction(image, cam, spots, 18.0)
+    far = _cloth_fraction(image, cam, spots, 48.0)
+    return int(np.sum(inside & (near <= 1 / 12) & (far >= 0.6)))
 
 
 def _balls_on_spots_vote(image: np.ndarray, cloth, cam: CameraModel, cam_b: CameraModel,
