@@ -456,3 +456,38 @@ def test_cli_reports_bad_input_in_one_line(tmp_path, capsys):
     assert main(["render", str(tmp_path / "none.json"), "-o", str(tmp_path / "c.mp4")]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.trajectory.json"]
+
+
+@pytest.mark.parametrize("table_name", ["carom_balkline_47", "pyramid", "pool51"])
+def test_painted_markings_and_diamonds_sit_where_the_table_says(table_name):
+    """The spots, chalk lines and diamonds are the calibration's ground truth: painted
+    into the table texture, each must be centred on its table position to a small
+    fraction of a texel, with its true area (OpenCV's anti-aliased primitives once
+    shifted them by up to half a texel, 0.5-0.7 mm)."""
+    from equipment.tables import TABLES
+    from simworld.render.scene import LINE_WIDTH, SPOT_RADIUS, TopTexture
+
+    table = TABLES[table_name]
+    tex = TopTexture(table, Look.default(), np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        sx, sy = rng.uniform(100, table.length - 100), rng.uniform(100, table.width - 100)
+        m = np.zeros(tex.shape, np.float32)
+        tex._coverage(m, (sx - 6, sy - 6, sx + 6, sy + 6),
+                      lambda x, y, sx=sx, sy=sy: SPOT_RADIUS - np.hypot(x - sx, y - sy))
+        ys, xs = np.nonzero(m)
+        w = m[ys, xs]
+        u, v = tex.px(sx, sy)
+        assert abs((w * xs).sum() / w.sum() - u) < 0.05
+        assert abs((w * ys).sum() / w.sum() - v) < 0.05
+        assert w.sum() * tex.res ** 2 == pytest.approx(math.pi * SPOT_RADIUS ** 2, rel=0.03)
+        # a chalk line across the table at x = sx: its profile is centred on sx (to the
+        # area sampling's own quantisation of a line about a texel wide)
+        m = np.zeros(tex.shape, np.float32)
+        half = LINE_WIDTH / 2
+        tex._coverage(m, (sx - half, 0.0, sx + half, table.width),
+                      lambda x, y, sx=sx: half - np.abs(x - sx) + 0 * y)
+        row = m[int(tex.px(sx, table.width / 2)[1])]
+        cols = np.arange(len(row))
+        assert abs((row * cols).sum() / row.sum() - u) < 0.1
+        assert row.sum() * tex.res == pytest.approx(LINE_WIDTH, rel=0.03)

@@ -107,6 +107,9 @@ class Look:
     graphics: bool = False  # broadcast score bar and logo
     crf: int = 23  # H.264 quality (lower is better)
     jpeg_quality: int | None = None  # stills: pass through JPEG at this quality
+    # mm (1 sigma): how far the stuck-on spots and the chalked lines sit off the table's
+    # drawing, and the inlaid diamonds 0.6 times that (installation, not the camera)
+    table_tolerance: float = 0.0
 
     @classmethod
     def default(cls) -> Look:
@@ -198,6 +201,7 @@ def random_look(seed: int) -> Look:
         cue_butt=tuple(float(v) for v in rng.uniform(0.01, 0.2, 3)),
         graphics=bool(rng.random() < 0.35),
         crf=int(rng.integers(18, 30)),
+        table_tolerance=float(rng.uniform(0.1, 0.6)),
         jpeg_quality=int(rng.integers(35, 96)) if rng.random() < 0.7 else None,
     )
 

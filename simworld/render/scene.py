@@ -26,6 +26,8 @@ from .look import Lamp, Look
 
 FLOOR_DEPTH = 780.0  # mm, cloth above the floor [assumed: 75-80 cm table height]
 CUSHION_BAND = 50.0  # mm, cushion rubber from the nose to the wooden rail [assumed]
+LINE_WIDTH = 2.0  # mm, a chalked line [assumed]
+SPOT_RADIUS = 6.0  # mm, a spot [assumed]
 FACE_LIGHT = 0.35  # vertical faces get this share of the light on the tops [assumed]
 REGION_CLOTH, REGION_CUSHION, REGION_RAIL, REGION_OUTSIDE, REGION_HOLE = 0, 1, 2, 3, 4
 
@@ -135,6 +137,37 @@ class TopTexture:
         u, v = self.px(x, y)
         return int(round(float(u) * 16)), int(round(float(v) * 16))
 
+    def _coverage(self, out: np.ndarray, bbox: tuple[float, float, float, float],
+                  inside) -> None:
+        """Paint into ``out`` (max) the anti-aliased coverage of a shape given by its
+        signed distance ``inside(x, y)`` (mm, positive inside) over ``bbox`` (mm).
+
+        Exact to a small fraction of a texel, where OpenCV's anti-aliased primitives snap
+        thin lines to whole texels and shift filled polygons by up to half a texel
+        (0.5-0.7 mm here): the markings and diamonds are the calibration's ground truth.
+        """
+        h, w = out.shape
+        x0, y0, x1, y1 = bbox
+        i0, j0 = self.px(x0, y0)
+        i1, j1 = self.px(x1, y1)
+        i0, i1 = max(0, int(math.floor(i0)) - 1), min(w, int(math.ceil(i1)) + 2)
+        j0, j1 = max(0, int(math.floor(j0)) - 1), min(h, int(math.ceil(j1)) + 2)
+        if i0 >= i1 or j0 >= j1:
+            return
+        xs = np.arange(i0, i1, dtype=np.float64) * self.res + self.x0
+        ys = np.arange(j0, j1, dtype=np.float64) * self.res + self.y0
+        # 5 x 5 sub-texels, each with a linear ramp across its own width: thin lines
+        # (narrower than a texel) keep their true weight and centre
+        sub = self.res / 5
+        offs = (np.arange(5) - 2) * sub
+        cov = np.zeros((len(ys), len(xs)))
+        for oy in offs:
+            for ox in offs:
+                cov += np.clip(inside(xs[None, :] + ox, ys[:, None] + oy) / sub + 0.5,
+                               0.0, 1.0)
+        cov /= 25.0
+        np.maximum(out[j0:j1, i0:i1], cov.astype(np.float32), out=out[j0:j1, i0:i1])
+
     def _paint(self, look: Look, rng: np.random.Generator) -> np.ndarray:
         t = self.table
         h, w = self.shape
@@ -179,13 +212,29 @@ class TopTexture:
             img[y0:y1, x0:x1] = img[y0:y1, x0:x1] * (1 - blob) + chalk * blob
         # markings: lines and spots, chalk-thin
         mark = np.zeros((h, w), np.float32)
+        half = LINE_WIDTH / 2
+        # where the installer really put them: off the drawing by the table's tolerance
+        tol = float(look.table_tolerance)
+        off = rng.spawn(1)[0] if tol > 0 else None
+
+        def jitter(scale: float) -> np.ndarray:
+            return off.normal(0.0, tol * scale, 2) if off is not None else np.zeros(2)
+
         for line in t.lines.values():
-            pts = np.array([self._ipt(x, y) for x, y in line], np.int32)
-            cv2.polylines(mark, [pts], False, 1.0, max(1, int(round(2.0 / self.res))),
-                          cv2.LINE_AA, shift=4)
-        for (sx, sy) in t.spots.values():
-            cv2.circle(mark, self._ipt(sx, sy), int(round(6.0 / self.res * 16)), 1.0, -1,
-                       cv2.LINE_AA, shift=4)
+            line = [tuple(p) for p in np.asarray(line, float) + jitter(1.0)]
+            for (ax, ay), (bx, by) in zip(line[:-1], line[1:], strict=False):
+                def seg(x, y, ax=ax, ay=ay, bx=bx, by=by):
+                    ux, uy = bx - ax, by - ay
+                    s = np.clip(((x - ax) * ux + (y - ay) * uy) / max(ux * ux + uy * uy,
+                                                                       1e-9), 0.0, 1.0)
+                    return half - np.hypot(x - ax - s * ux, y - ay - s * uy)
+                self._coverage(mark, (min(ax, bx) - half, min(ay, by) - half,
+                                      max(ax, bx) + half, max(ay, by) + half), seg)
+        for spot in t.spots.values():
+            sx, sy = np.asarray(spot, float) + jitter(1.0)
+            self._coverage(mark, (sx - SPOT_RADIUS, sy - SPOT_RADIUS, sx + SPOT_RADIUS,
+                                  sy + SPOT_RADIUS),
+                           lambda x, y, sx=sx, sy=sy: SPOT_RADIUS - np.hypot(x - sx, y - sy))
         ys, xs = np.nonzero(mark)
         if len(xs):
             a = mark[ys, xs, None] * 0.8
@@ -220,13 +269,20 @@ class TopTexture:
         grain = np.where(rail_y[:, None], streak_x, streak_y)[rail]
         img[rail] = np.asarray(look.wood, np.float32) * (1 + 0.18 * grain[:, None])
         # diamonds on the rail tops
-        for (dx, dy) in t.diamonds:
+        dia = np.zeros((h, w), np.float32)
+        for diamond in t.diamonds:
+            dx, dy = np.asarray(diamond, float)
             horizontal = dy < 0 or dy > t.width
+            dx, dy = np.array([dx, dy]) + jitter(0.6)
             a, b = (11.0, 5.5) if horizontal else (5.5, 11.0)
-            pts = [(dx - a, dy), (dx, dy - b), (dx + a, dy), (dx, dy + b)]
-            poly = np.array([self._ipt(x, y) for x, y in pts], np.int32)
-            cv2.fillConvexPoly(img, poly, tuple(float(c) for c in look.diamond), cv2.LINE_AA,
-                               shift=4)
+            norm = math.sqrt(1 / a ** 2 + 1 / b ** 2)
+            self._coverage(dia, (dx - a, dy - b, dx + a, dy + b),
+                           lambda x, y, dx=dx, dy=dy, a=a, b=b, norm=norm:
+                           (1.0 - np.abs(x - dx) / a - np.abs(y - dy) / b) / norm)
+        ys, xs = np.nonzero(dia)
+        if len(xs):
+            a = dia[ys, xs, None]
+            img[ys, xs] = img[ys, xs] * (1 - a) + np.asarray(look.diamond, np.float32) * a
         return img
 
 
