@@ -486,7 +486,7 @@ def test_painted_markings_and_diamonds_sit_where_the_table_says(table_name):
         m = np.zeros(tex.shape, np.float32)
         half = LINE_WIDTH / 2
         tex._coverage(m, (sx - half, 0.0, sx + half, table.width),
-                      lambda x, y, sx=sx: half - np.abs(x - sx) + 0 * y)
+                      lambda x, y, sx=sx, half=half: half - np.abs(x - sx) + 0 * y)
         row = m[int(tex.px(sx, table.width / 2)[1])]
         cols = np.arange(len(row))
         assert abs((row * cols).sum() / row.sum() - u) < 0.1
