@@ -43,17 +43,23 @@ def test_rendered_mapping_within_3mm_or_refused(discipline, seed, tilt):
     assert abs(calib.camera.dist[0] - truth.dist[0]) < 0.05
 
 
-def test_rendered_lux_within_10_percent():
-    disc = get_discipline("three_cushion")
+@pytest.mark.parametrize("discipline,centre", [("three_cushion", False),
+                                               ("russian_pyramid", True)])
+def test_rendered_lux_within_10_percent(discipline, centre):
+    """One lux-meter reading, then every cell within 10%. On the 3.5 m pyramid table,
+    read at the centre under the middle lamp: a smooth surface too stiff for three lamp
+    pools once passed 8% under it there and put every other cell 8% high."""
+    disc = get_discipline(discipline)
     cam = render.make_camera(disc.table, (1280, 720), tilt_deg=8.0, azimuth_deg=30.0)
     look = render.Look.default()
     assert not look.auto_exposure
     img, truth = render.render_still(disc, dict(disc.opening), camera=cam, look=look, seed=1)
-    calib = calibrate_image(img)
+    calib = calibrate_image(img, strict=False)
+    assert calib.ok, calib.quality["reasons"]
     lux = np.asarray(truth.lux, float)
     meter = LightMeter(calib, vignette=float(look.vignette), cells=lux.shape)
     # one lux-meter reading near the middle of the cloth, then every cell
-    i, j = lux.shape[0] // 2 - 3, lux.shape[1] // 2
+    i, j = lux.shape[0] // 2 - (0 if centre else 3), lux.shape[1] // 2
     meter.reference(img, float(lux[i, j]), at=(truth.lux_x[i], truth.lux_y[j]))
     reading = meter.measure(img)
     rel = np.abs(reading.cells / lux - 1.0)
