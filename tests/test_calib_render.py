@@ -94,6 +94,9 @@ def test_lamp_failure_sample_video_events():
     got = changed[0].extra
     assert abs(got["lux_mean"] / float(np.mean(after["lux"])) - 1.0) < 0.10
     assert (got["lux_min"] < 520) == (float(np.min(after["lux"])) < 520)
+    # the dark end's minimum too: a smooth surface free to swing over the cells an arm
+    # hides once read 49 lux for 300
+    assert abs(got["lux_min"] / float(np.min(after["lux"])) - 1.0) < 0.15
 
 
 def test_near_vertical_pyramid_seed_130_within_3mm_or_refused():
