@@ -394,8 +394,7 @@ def _covariance_error(table: Table, size, res, prob: _Problem) -> float:
 
 
 def _focal_profile(table: Table, size, obs: Observations, cam: CameraModel,
-                   base_cam: CameraModel, base_offs: np.ndarray, base_cost: float,
-                   f_prior: float, weights) -> float:
+                   offs: np.ndarray, base_cost: float, f_prior: float, weights) -> float:
     """3-sigma cloth-plane error along the focal-length / camera-height direction, from
     the profile of the fit (the part of the error a linearised covariance can miss).
 
@@ -409,20 +408,19 @@ def _focal_profile(table: Table, size, obs: Observations, cam: CameraModel,
     """
     xy = _cloth_grid(table)
     px = cam.table_to_image(xy)
-    R, _ = cv2.Rodrigues(base_cam.rvec)
+    R, _ = cv2.Rodrigues(cam.rvec)
     mid = R[2] @ np.array([table.length / 2, table.width / 2, 0.0])
     worst = 0.0
     for sign in (-1.0, 1.0):
-        prev_d, prev_move = 0.0, float(np.abs(base_cam.image_to_table(px)
-                                                           - xy).max())
+        prev_d, prev_move = 0.0, 0.0
         for step in PROFILE_STEPS:
             factor = math.exp(sign * step)
-            K = camera_matrix(base_cam.K[0, 0] * factor, size)
-            t = base_cam.tvec.copy()  # keep the rail plane's scale: slide along the axis
+            K = camera_matrix(cam.K[0, 0] * factor, size)
+            t = cam.tvec.copy()  # keep the rail plane's scale: slide along the axis
             t[2] = t[2] * factor + (factor - 1) * mid
-            alt0 = CameraModel(K, base_cam.dist, base_cam.rvec, t, size)
+            alt0 = CameraModel(K, cam.dist, cam.rvec, t, size)
             try:
-                alt, _, (r2, _, _) = fit_camera(table, size, obs, alt0, base_offs, f_prior,
+                alt, _, (r2, _, _) = fit_camera(table, size, obs, alt0, offs, f_prior,
                                                 max_nfev=60, fix_f=True, passes=1,
                                                 weights=weights, f_scale=ROBUST_SCALE)
             except (ValueError, np.linalg.LinAlgError):
@@ -448,10 +446,8 @@ def weighted_fit(table: Table, size, obs: Observations, cam: CameraModel, offs: 
     diamonds and spots as much as their scatter says, not as much as the cloth edges'.
     """
     weights = _normalised_weights(prob, x, cam.K[0, 0] / max(abs(cam.centre[2]), 1.0))
-    cam2, offs2, (res, prob2, obs2) = fit_camera(
-        table, size, obs, cam, offs, prob.f_prior, max_nfev=100, passes=1, weights=weights,
-        f_scale=ROBUST_SCALE)
-    return cam2, offs2, (res, prob2, obs2)
+    return fit_camera(table, size, obs, cam, offs, prob.f_prior, max_nfev=100, passes=1,
+                      weights=weights, f_scale=ROBUST_SCALE)
 
 
 def self_check(table: Table, size, obs: Observations, cam: CameraModel, offs: np.ndarray,
@@ -460,7 +456,7 @@ def self_check(table: Table, size, obs: Observations, cam: CameraModel, offs: np
     worse of the linearised covariance and the profile along the focal length
     (:func:`_focal_profile`)."""
     cov_err = _covariance_error(table, size, res, prob)
-    prof = _focal_profile(table, size, obs, cam, cam, offs, _image_cost(res, ROBUST_SCALE),
+    prof = _focal_profile(table, size, obs, cam, offs, _image_cost(res, ROBUST_SCALE),
                           prob.f_prior, prob.weights)
     return max(cov_err, prof)
 
@@ -614,7 +610,7 @@ def _ringed_by_cloth(image: np.ndarray, cam: CameraModel, pts: np.ndarray) -> np
 
 
 def _dot_contrast(dots: np.ndarray, cam: CameraModel, pts: np.ndarray,
-                  image: np.ndarray | None = None, cloth=None) -> np.ndarray:
+                  image: np.ndarray | None = None) -> np.ndarray:
     """Per point: how much a dot stands out there (the top-hat's best within a pixel:
     the fit may be a pixel off) above the brightest of 16 points on rings 15 and 25 mm
     around (a chalk line through the point crosses the rings, so a line is not a dot),
@@ -635,11 +631,11 @@ def _dot_contrast(dots: np.ndarray, cam: CameraModel, pts: np.ndarray,
 
 
 def _marking_score(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: Table,
-                   image: np.ndarray | None = None, cloth=None) -> tuple[float, float]:
+                   image: np.ndarray | None = None) -> tuple[float, float]:
     """Contrast where the asymmetric markings should be: (dots, lines). One clearly
     visible dot is enough (:func:`_dot_contrast`); lines: mean band-pass contrast."""
     spots, lines = _marking_points(table)
-    dot = float(np.max(_dot_contrast(dots, cam, spots, image, cloth), initial=0.0))
+    dot = float(np.max(_dot_contrast(dots, cam, spots, image), initial=0.0))
     line = _line_contrast(dog, cam, lines)
     return dot, line
 
@@ -655,7 +651,7 @@ def _line_contrast(dog: np.ndarray, cam: CameraModel, pts: np.ndarray) -> float:
 
 
 def _marking_noise(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: Table,
-                   image: np.ndarray | None = None, cloth=None) -> tuple[float, float]:
+                   image: np.ndarray | None = None) -> tuple[float, float]:
     """The same contrasts read where there is no marking: (dots, lines).
 
     Dots: the strongest of a grid of bare-cloth points (away from spots, lines and
@@ -677,7 +673,7 @@ def _marking_noise(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: T
         m = np.array(marks)
         near = np.hypot(grid[:, None, 0] - m[None, :, 0], grid[:, None, 1] - m[None, :, 1])
         grid = grid[near.min(axis=1) > 60.0]
-    dot = float(np.max(_dot_contrast(dots, cam, grid, image, cloth), initial=0.0))
+    dot = float(np.max(_dot_contrast(dots, cam, grid, image), initial=0.0))
     line = 0.0
     if len(lines):
         for dx in (-300.0, -150.0, 150.0, 300.0):
@@ -688,7 +684,7 @@ def _marking_noise(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: T
     return dot, line
 
 
-def _covered_spots(image: np.ndarray, cloth, cam: CameraModel, spots: np.ndarray) -> int:
+def _covered_spots(image: np.ndarray, cam: CameraModel, spots: np.ndarray) -> int:
     """How many of ``spots`` have a ball on them: no cloth 18 mm from the spot (a ball
     is at least 57 mm across) and mostly cloth 48 mm away (a ball, not a hand)."""
     if not len(spots):
@@ -701,14 +697,14 @@ def _covered_spots(image: np.ndarray, cloth, cam: CameraModel, spots: np.ndarray
     return int(np.sum(inside & (near <= 1 / 12) & (far >= 0.6)))
 
 
-def _balls_on_spots_vote(image: np.ndarray, cloth, cam: CameraModel, cam_b: CameraModel,
+def _balls_on_spots_vote(image: np.ndarray, cam: CameraModel, cam_b: CameraModel,
                          table: Table) -> int:
     """The opening position: balls sit on the starting spots, which a half turn moves
     to bare cloth. +1 / -1 when balls cover the asymmetric spots one way round and none
     of them the other way; 0 otherwise (mid-match, balls anywhere, decide nothing)."""
     spots, _ = _marking_points(table)
-    a = _covered_spots(image, cloth, cam, spots)
-    b = _covered_spots(image, cloth, cam_b, spots)
+    a = _covered_spots(image, cam, spots)
+    b = _covered_spots(image, cam_b, spots)
     if a and not b:
         return 1
     if b and not a:
@@ -781,7 +777,7 @@ def _find_line_points(gray: np.ndarray, cam: CameraModel, table: Table, ppm: flo
 
 
 def _find_spots(th: np.ndarray, cam: CameraModel, table: Table, ppm: float,
-                min_peak: float, image: np.ndarray | None = None, cloth=None
+                min_peak: float, image: np.ndarray | None = None
                 ) -> dict[str, np.ndarray]:
     """Spots on the cloth (z = 0): they pin the camera height in a near-vertical view,
     where the rails alone cannot. Left out: any blob not ringed by cloth (a highlight on
@@ -942,12 +938,11 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
     cam_b = CameraModel(cam.K, cam.dist, r2, t2, size)
     ppm0 = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
     dots = tophat(gray, 30 * ppm0, min_width_px=max(2.0, 5 * ppm0))
-    sa = _marking_score(dots, dog, cam, table, image, region.model)
-    sb = _marking_score(dots, dog, cam_b, table, image, region.model)
-    vote = _orientation_vote(sa, sb, _marking_noise(dots, dog, cam, table, image,
-                                                    region.model))
+    sa = _marking_score(dots, dog, cam, table, image)
+    sb = _marking_score(dots, dog, cam_b, table, image)
+    vote = _orientation_vote(sa, sb, _marking_noise(dots, dog, cam, table, image))
     if vote == 0:  # the starting spots may be hidden under the opening's balls
-        vote = _balls_on_spots_vote(image, region.model, cam, cam_b, table)
+        vote = _balls_on_spots_vote(image, cam, cam_b, table)
     warnings = []
     offs = a.offsets
     obs = a.obs
@@ -967,7 +962,7 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
     ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
     th_spot = tophat(gray, 30 * ppm, min_width_px=max(2.0, 5 * ppm))
     min_peak = 8.0
-    obs.spots = _find_spots(th_spot, cam, table, ppm, min_peak, image, region.model)
+    obs.spots = _find_spots(th_spot, cam, table, ppm, min_peak, image)
     obs.lines = _find_line_points(gray, cam, table, ppm) if table.lines else None
     f_prior = a.fit[1].f_prior if a.fit else cam.K[0, 0]
     cam_d, offs_d = cam, offs

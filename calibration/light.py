@@ -14,6 +14,7 @@ light over the cloth while the overall brightness stays put: that is how it is t
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass, field
 
@@ -76,6 +77,19 @@ class LightReading:
         return d
 
 
+@functools.lru_cache(maxsize=8)
+def _surface_basis(nx: int, ny: int, degree: int) -> np.ndarray:
+    """Legendre products over an nx x ny grid: ``degree`` along, 4 across (cached: the
+    meter reads the same grid every frame)."""
+    u, v = np.meshgrid(np.linspace(-1, 1, nx), np.linspace(-1, 1, ny), indexing="ij")
+    cols = [np.polynomial.legendre.legval(u, np.eye(degree + 1)[i])
+            * np.polynomial.legendre.legval(v, np.eye(5)[j])
+            for i in range(degree + 1) for j in range(5) if i + j <= degree + 1]
+    B = np.stack([c.ravel() for c in cols], axis=1)
+    B.flags.writeable = False
+    return B
+
+
 def smooth_cells(vals: np.ndarray, tol: float = 0.06, surface: bool = False) -> np.ndarray:
     """Lamps light the cloth smoothly. A robust smooth surface (a polynomial in log lux,
     degree 10 along the table and 4 across; degree 6 along when too few cells are seen
@@ -87,14 +101,10 @@ def smooth_cells(vals: np.ndarray, tol: float = 0.06, surface: bool = False) -> 
     10 is kept only while it stays within 15% of what the seen cells span: over a
     corner an arm hides, it once swung down to 49 lux where 300 were."""
     nx, ny = vals.shape
-    u, v = np.meshgrid(np.linspace(-1, 1, nx), np.linspace(-1, 1, ny), indexing="ij")
     y = np.log(np.where(vals > 0, vals, np.nan)).ravel()
     ok = np.isfinite(y)
     for degree in (10, 6):
-        cols = [np.polynomial.legendre.legval(u, np.eye(degree + 1)[i])
-                * np.polynomial.legendre.legval(v, np.eye(5)[j])
-                for i in range(degree + 1) for j in range(5) if i + j <= degree + 1]
-        B = np.stack([c.ravel() for c in cols], axis=1)
+        B = _surface_basis(nx, ny, degree)
         if ok.sum() < 2 * B.shape[1]:
             if degree == 6:
                 return vals

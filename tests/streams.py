@@ -53,6 +53,19 @@ class Stream:
     def hit(self, a: str, b: str) -> Stream:
         return self._add("ball_ball", (a, b))
 
+    def carom(self, ball: str, first: str = "red", cushions: tuple[str, ...] = (),
+              between: tuple[str, ...] = ()) -> Stream:
+        """A carom shot (no ``end`` yet): ``ball`` touches ``cushions``, meets ``first``,
+        touches ``between``, then meets the third ball of white, yellow and red."""
+        second = next(b for b in ("white", "yellow", "red") if b not in (ball, first))
+        self.shot(ball)
+        for c in cushions:
+            self.cushion(ball, c)
+        self.hit(ball, first)
+        for c in between:
+            self.cushion(ball, c)
+        return self.hit(ball, second)
+
     def cushion(self, ball: str, name: str) -> Stream:
         return self._add("ball_cushion", (ball,), cushion=name)
 

@@ -33,14 +33,7 @@ def calls(s: Stream, game: str, **settings) -> list[ShotCall]:
 def carom(s: Stream, ball: str, first: str = "red", cushions: tuple[str, ...] = (),
           cushions_between: tuple[str, ...] = (), **end) -> Stream:
     """A shot where ``ball`` meets ``first`` then the other object ball."""
-    second = next(b for b in ("white", "yellow", "red") if b not in (ball, first))
-    s.shot(ball)
-    for c in cushions:
-        s.cushion(ball, c)
-    s.hit(ball, first)
-    for c in cushions_between:
-        s.cushion(ball, c)
-    return s.hit(ball, second).end(**end)
+    return s.carom(ball, first, cushions, cushions_between).end(**end)
 
 
 def three(s: Stream, ball: str, **end) -> Stream:

@@ -18,7 +18,6 @@ CORNER = get_table("carom_free").zones["corner_head_left"]  # (0,0), (355,0), (0
 R = CAROM_BALL / 2
 OPEN = {"white": SPOTS["start_right"], "yellow": SPOTS["head"], "red": SPOTS["foot"]}
 MID = {"white": (1000.0, 300.0), "yellow": (1500.0, 900.0), "red": (2000.0, 500.0)}
-BALLS = ("white", "yellow", "red")
 
 
 def calls(s: Stream, game: str, **settings) -> list[ShotCall]:
@@ -29,14 +28,7 @@ def calls(s: Stream, game: str, **settings) -> list[ShotCall]:
 def carom(s: Stream, ball: str, first: str = "red", cushions: tuple[str, ...] = (),
           between: tuple[str, ...] = ()) -> Stream:
     """``ball`` meets ``first`` then the other object ball (no ``end`` yet)."""
-    second = next(b for b in BALLS if b not in (ball, first))
-    s.shot(ball)
-    for c in cushions:
-        s.cushion(ball, c)
-    s.hit(ball, first)
-    for c in between:
-        s.cushion(ball, c)
-    return s.hit(ball, second)
+    return s.carom(ball, first, cushions, between)
 
 
 def miss(s: Stream, ball: str) -> Stream:

@@ -271,9 +271,8 @@ class TopTexture:
         # diamonds on the rail tops
         dia = np.zeros((h, w), np.float32)
         for diamond in t.diamonds:
-            dx, dy = np.asarray(diamond, float)
-            horizontal = dy < 0 or dy > t.width
-            dx, dy = np.array([dx, dy]) + jitter(0.6)
+            horizontal = diamond[1] < 0 or diamond[1] > t.width
+            dx, dy = np.asarray(diamond, float) + jitter(0.6)
             a, b = (11.0, 5.5) if horizontal else (5.5, 11.0)
             norm = math.sqrt(1 / a ** 2 + 1 / b ** 2)
             self._coverage(dia, (dx - a, dy - b, dx + a, dy + b),
