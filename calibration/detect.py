@@ -24,20 +24,6 @@ WORK_WIDTH = 480  # px: the cloth is segmented on a copy this wide
 CLIP_LEVEL = 245  # work-copy value from which a channel counts as clipped
 
 
-def _srgb_lut() -> np.ndarray:
-    s = np.arange(256) / 255.0
-    lin = np.where(s <= 0.04045, s / 12.92, ((s + 0.055) / 1.055) ** 2.4)
-    return (lin * 255.0 + 0.5).astype(np.float32)
-
-
-_LINEAR = _srgb_lut()  # 8-bit sRGB -> linear light (0.5 .. 255.5)
-
-
-def linear_light(bgr: np.ndarray) -> np.ndarray:
-    """Linear-light values: their chromaticity does not change with the light level."""
-    return _LINEAR[bgr]
-
-
 class CalibrationError(ValueError):
     """The frame cannot be calibrated; the message says why (a user-facing reason)."""
 
