@@ -59,14 +59,21 @@ def scene(seed: int, max_tilt: float = 20.0):
     return disc, cam, look, img, truth
 
 
-def evaluate(seed: int, max_tilt: float = 20.0) -> dict:
+def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None) -> dict:
+    """One scene's row. ``height_sd``: the camera height is given to the calibration
+    as an installer would measure it, off the truth by a normal draw of this sigma."""
     disc, cam, look, img, truth = scene(seed, max_tilt)
     table = disc.table
     out = {"seed": seed, "max_tilt": max_tilt, "discipline": disc.name, "table": table.name,
            "size": list(cam.size), "tilt": None, "occluders": list(truth.occluders)}
+    given = {}
+    if height_sd:
+        measured = float(cam.position[2] + np.random.default_rng([seed, 5]).normal(0, height_sd))
+        given = {"camera_height": measured, "camera_height_sd": height_sd}
+        out["height_given"] = [round(measured, 1), height_sd, round(float(cam.position[2]), 1)]
     t0 = time.perf_counter()
     try:
-        calib = calibrate_image(img, strict=False)
+        calib = calibrate_image(img, strict=False, **given)
     except CalibrationError as exc:
         out.update(ok=False, refused=str(exc), time=time.perf_counter() - t0)
         return out
@@ -200,6 +207,9 @@ def main() -> int:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--max-tilt", type=float, default=20.0,
                     help="cameras up to this far off vertical (deg); the target is for 20")
+    ap.add_argument("--camera-height-sd", type=float, default=None, metavar="MM",
+                    help="give each calibration the camera height as measured at "
+                    "installation: the truth plus a normal error of this sigma")
     ap.add_argument("--out", default="docs/bench/calibration.md")
     ap.add_argument("--jsonl", default=None, help="also keep the per-scene rows here")
     ap.add_argument("--label", default="", help="a line to add under the title")
@@ -217,7 +227,7 @@ def main() -> int:
         return 0
     rows = []
     for k, seed in enumerate(range(args.start, args.start + args.n)):
-        r = evaluate(seed, args.max_tilt)
+        r = evaluate(seed, args.max_tilt, args.camera_height_sd)
         rows.append(r)
         print(f"[{k + 1}/{args.n}] seed {seed} {r['discipline']}: ok={r.get('ok')} "
               f"max={r.get('err_max', float('nan')):.2f} mm t={r['time']:.2f}s "

@@ -13,7 +13,7 @@ the referee cares about. The cloth edge's distance beyond the cushion nose is un
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -35,6 +35,9 @@ MAX_RMS_MM = 1.2  # diamonds' RMS residual above this: do not trust the fit
 MAX_OFFSET_SPREAD_MM = 6.0  # cushion-edge offsets disagree by more: an edge is wrong
 MAX_PREDICTED_MM = 2.5  # predicted (3 sigma) cloth error above this: do not trust
 MAX_EDGE_POINTS = 30  # per cloth side, evenly spread
+CAMERA_HEIGHT_SD_MM = 50.0  # tape from cloth to lens; the optical centre is inside [assumed]
+NEAR_VERTICAL_DEG = 8.0  # below this tilt the height shows only as rail parallax
+HEIGHT_DISAGREES_SIGMA = 4.0  # fitted height this many sigmas off the measured: distrust
 # a geometry whose diamonds fit the rail-plane model this many times worse than the
 # best one's (and worse than PRUNE_RMS_PX) is not worth a camera fit (benchmark: the
 # right geometry 0.1-0.4 px, the others 1.4-2.5 px)
@@ -111,6 +114,10 @@ class Observations:
     # points found on the chalk lines of the cloth: px, a point of the line and its
     # unit normal in table mm (z = 0), each (N, 2)
     lines: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    # the camera's height above the cloth as measured at installation: (mm, 1 sigma mm).
+    # A near-vertical view pins the height only through the few millimetres of
+    # parallax between rails and cloth; a tape measure pins it to a percent or two.
+    camera_height: tuple[float, float] | None = None
 
 
 def _rodrigues(r: np.ndarray) -> np.ndarray:
@@ -200,6 +207,7 @@ class _Problem:
         self.e_axis = np.where((s == 0) | (s == 2), 1, 0)  # which coordinate is checked
         self.e_base = np.select([s == 0, s == 1, s == 2, s == 3], [0.0, L, W, 0.0])
         self.e_sign = np.select([s == 0, s == 1, s == 2, s == 3], [-1.0, 1.0, 1.0, -1.0])
+        self.height = obs.camera_height
 
     def parts_batch(self, P: np.ndarray):
         q = _backproject(self.px, P, self.cx, self.cy, self.z)
@@ -230,11 +238,19 @@ class _Problem:
                                  P[:, 2] / 0.3, P[:, 3] / 0.01, P[:, 4] / 0.01])
         m = len(P)
         wd, ws, we, wl = self.weights
-        return np.concatenate([rd.reshape(m, -1) * wd, rs.reshape(m, -1) * ws,
-                               re * we, rl * wl, prior], axis=1)
+        parts = [rd.reshape(m, -1) * wd, rs.reshape(m, -1) * ws, re * we, rl * wl]
+        if self.height is not None:  # a measurement, not a weak prior: before those
+            parts.append(((camera_heights(P) - self.height[0]) / self.height[1])[:, None])
+        return np.concatenate([*parts, prior], axis=1)
 
     def __call__(self, p: np.ndarray) -> np.ndarray:
         return self.batch(np.asarray(p, float)[None])[0]
+
+
+def camera_heights(P: np.ndarray) -> np.ndarray:
+    """Height (mm) of the camera centre above the cloth for parameter vectors (M, >=11)."""
+    R = _rodrigues(P[:, 5:8])
+    return np.einsum("mji,mj->mi", R, P[:, 8:11])[:, 2]  # -(centre z), z down
 
 
 def _params(cam: CameraModel, c: np.ndarray) -> np.ndarray:
@@ -303,8 +319,8 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
             obs.lines = tuple(a[keep_l] for a in obs.lines)
         # drop outliers (a ball or a hand mistaken for a diamond, an arm on the edge)
         if len(dn) - len(bad_d) >= 6:
-            obs = Observations({k: v for k, v in obs.diamonds.items() if k not in bad_d},
-                               obs.spots, obs.edges, obs.lines)
+            obs = replace(obs, diamonds={k: v for k, v in obs.diamonds.items()
+                                         if k not in bad_d})
         obs.spots = {k: v for k, v in obs.spots.items() if k not in bad_s}
         if len(re):
             new_edges, start = {}, 0
@@ -359,10 +375,30 @@ def _normalised_weights(prob: _Problem, x: np.ndarray, ppm: float
     return tuple(out)
 
 
-def _image_cost(res, f_scale: float) -> float:
-    """The soft-L1 cost of a fit without its prior terms (what the image says)."""
-    z = (res.fun[:-4] / f_scale) ** 2
+def _image_cost(res, f_scale: float, tail: int = 4) -> float:
+    """The soft-L1 cost of a fit without its last ``tail`` terms (the weak priors):
+    what the image says."""
+    z = (res.fun[:-tail] / f_scale) ** 2
     return float(f_scale ** 2 * np.sum(np.sqrt(1.0 + z) - 1.0))
+
+
+def with_measured_height(table: Table, size, obs: Observations, cam: CameraModel,
+                         offs: np.ndarray, res, prob: _Problem,
+                         height: tuple[float, float]):
+    """Refit a :func:`weighted_fit` with the camera height measured at installation,
+    and say by how many sigmas the measurement and the image disagree.
+
+    A near-vertical view hardly shows its height, so a wrong tape measurement would
+    simply be believed; the test is the rise of chi-square when the measurement joins
+    the image's fit (one degree of freedom). Returns (camera, offsets, fit, sigmas).
+    """
+    joint = replace(obs, camera_height=height)
+    cam, offs, fit = fit_camera(table, size, joint, cam, offs, prob.f_prior, max_nfev=100,
+                                passes=1, weights=prob.weights, f_scale=ROBUST_SCALE)
+    r1 = fit[0]
+    term = float((camera_heights(r1.x[None])[0] - height[0]) / height[1]) ** 2
+    rise = 2.0 * (_image_cost(r1, ROBUST_SCALE, tail=5) - _image_cost(res, ROBUST_SCALE))
+    return cam, offs, (r1, fit[1], joint), math.sqrt(max(rise + term, 0.0))
 
 
 def _cloth_grid(table: Table) -> np.ndarray:
@@ -813,16 +849,25 @@ def _pockets_seen(gray: np.ndarray, cam: CameraModel, table: Table, cloth_level:
 
 
 def calibrate_image(image: np.ndarray, table: str | None = None,
-                    corners: np.ndarray | None = None,
-                    strict: bool = True) -> Calibration:
+                    corners: np.ndarray | None = None, strict: bool = True,
+                    camera_height: float | None = None,
+                    camera_height_sd: float = CAMERA_HEIGHT_SD_MM) -> Calibration:
     """Calibrate from one BGR frame; raise :class:`CalibrationError` with a reason.
 
     With ``strict`` (the default) a fit that fails its own checks raises too, so no
     wrong mapping is ever returned; ``strict=False`` returns it marked not ok (for
-    the debug picture).
+    the debug picture). ``camera_height``: the lens's height above the cloth in mm,
+    measured at installation (uncertain by ``camera_height_sd``, 1 sigma): it lets a
+    near-vertical view, whose height the image hardly shows, pin the cloth plane.
     """
     if image is None or image.ndim != 3 or image.shape[2] != 3:
         raise CalibrationError("expected a colour (BGR) image")
+    height = None
+    if camera_height is not None:
+        if not (camera_height > 0 and camera_height_sd > 0):
+            raise ValueError(f"the camera height ({camera_height} mm) and its uncertainty "
+                             f"({camera_height_sd} mm) must be positive")
+        height = (float(camera_height), float(camera_height_sd))
     h, w = image.shape[:2]
     size = (w, h)
     if table is not None:
@@ -880,7 +925,8 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     else:
         a = attempts[best_rep]
         chosen_name = _variant_by_lines(gray, a, GEOMETRY_GROUPS[best_rep])
-    calib = _finish(image, gray, region, a, chosen_name, th_cache, size, cloth_level)
+    calib = _finish(image, gray, region, a, chosen_name, th_cache, size, cloth_level,
+                    height)
     if strict and not calib.ok:
         raise CalibrationError("calibration not trusted: " + "; ".join(calib.quality["reasons"]))
     return calib
@@ -907,7 +953,6 @@ def _variant_by_lines(gray: np.ndarray, a: Attempt, names: tuple[str, ...]) -> s
 
 def _scaled_pockets(pockets, table: Table):
     """Pocket centres of a pocket table scaled onto ``table`` (to look for pockets)."""
-    from dataclasses import replace
     src = TABLES["pyramid"]
     return tuple(replace(p, centre=(p.centre[0] / src.length * table.length,
                                     p.centre[1] / src.width * table.width)) for p in pockets)
@@ -927,7 +972,8 @@ def _mismatch_message(table: str, best: Attempt, size) -> str:
 
 
 def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
-            cloth_level: float) -> Calibration:
+            cloth_level: float, camera_height: tuple[float, float] | None = None
+            ) -> Calibration:
     table = get_table(chosen_name)
     cam = a.camera
     # head or foot: the asymmetric markings (start spots, the D, the house line) decide
@@ -977,8 +1023,13 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
         # diamonds, spots and lines alone, all of them again
         obs = Observations(diamonds_d, spots_d, {}, lines_d)
         cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam_d, offs_d, f_prior)
+    disagreement = None
     try:
         cam, offs, (res, prob, obs) = weighted_fit(table, size, obs, cam, offs, prob, res.x)
+        if camera_height is not None:
+            # the landmarks (and outliers) are the image's; the measurement joins last
+            cam, offs, (res, prob, obs), disagreement = with_measured_height(
+                table, size, obs, cam, offs, res, prob, camera_height)
         pred = self_check(table, size, obs, cam, offs, res, prob)
     except (ValueError, np.linalg.LinAlgError):
         pred = float("inf")
@@ -1002,7 +1053,19 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
         reasons.append("head and foot cannot be told apart (no asymmetric marking seen: "
                        "starting spots, house line, baulk line)")
     if pred > MAX_PREDICTED_MM:
-        reasons.append(f"predicted error {pred:.1f} mm > {MAX_PREDICTED_MM} mm")
+        hint = ""
+        if camera_height is None and cam.tilt_deg() < NEAR_VERTICAL_DEG:
+            hint = (" (a near-vertical view shows the camera's height too little: give "
+                    "it, measured from the cloth to the lens)")
+        reasons.append(f"predicted error {pred:.1f} mm > {MAX_PREDICTED_MM} mm{hint}")
+    fitted_height = float(camera_heights(res.x[None])[0])
+    if camera_height is not None:
+        if disagreement is None or disagreement > HEIGHT_DISAGREES_SIGMA:
+            disagreement = float("inf") if disagreement is None else disagreement
+            reasons.append(f"the measured camera height ({camera_height[0]:.0f} +- "
+                           f"{camera_height[1]:.0f} mm) disagrees with the image by "
+                           f"{disagreement:.1f} sigma (a wrong measurement or table "
+                           "profile?)")
     pockets_seen = _pockets_seen(gray, cam, table, cloth_level, table.pockets)
     quality = {
         "ok": not reasons,
@@ -1017,6 +1080,10 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
         "edge_rms_mm": round(float(np.sqrt(np.mean(re ** 2))), 3) if len(re) else None,
         "predicted_max_error_mm": round(pred, 3),
         "tilt_deg": round(cam.tilt_deg(), 2),
+        "camera_height_mm": round(fitted_height, 1),
+        "camera_height_measured_mm": list(camera_height) if camera_height else None,
+        "camera_height_disagreement_sigma": None if disagreement is None
+        else round(disagreement, 2),
         "pockets_seen": pockets_seen,
         "reasons": reasons,
     }

@@ -74,19 +74,20 @@ def read_frames(path: str | os.PathLike, seconds: float | None = None,
 
 
 def calibrate(source, table: str | None = None, corners=None, seconds: float = 3.0,
-              tries: int = 4, strict: bool = True) -> Calibration:
+              tries: int = 4, strict: bool = True, **height) -> Calibration:
     """Calibrate from a BGR frame, an image file or the first ``seconds`` of a video.
 
     In a video, several frames are tried (a player may hide a rail in one) and the
     best-trusted result is kept. Raises :class:`CalibrationError` with the reason.
+    ``height``: ``camera_height`` and ``camera_height_sd`` of :func:`calibrate_image`.
     """
     if isinstance(source, np.ndarray):
-        return calibrate_image(source, table, corners, strict=strict)
+        return calibrate_image(source, table, corners, strict=strict, **height)
     frames = list(read_frames(source, seconds=seconds, step_s=max(seconds / tries, 0.04)))
     best, errors = None, []
     for _, _, frame in frames[:tries]:
         try:
-            c = calibrate_image(frame, table, corners, strict=False)
+            c = calibrate_image(frame, table, corners, strict=False, **height)
         except CalibrationError as exc:
             errors.append(str(exc))
             continue
@@ -105,8 +106,13 @@ def calibrate(source, table: str | None = None, corners=None, seconds: float = 3
 
 def video_events(path, calib: Calibration | None = None, table: str | None = None,
                  check_every_s: float = 1.0, meter: LightMeter | None = None,
-                 reference_lux: float | None = None) -> list[Event]:
+                 reference_lux: float | None = None, retry_every_s: float = 5.0
+                 ) -> list[Event]:
     """``calibration`` (ok / moved / lost / recalibrated) and ``light`` records.
+
+    A calibration not trusted at the start (at the opening the balls hide the spots
+    that pin a near-vertical camera's height) is tried again every ``retry_every_s``
+    on a later frame, and a trusted one replaces it (``recalibrated``).
 
     ``light`` records are written at the start and whenever the light changes (a lamp
     failing), with ``status: auto_exposure`` once the camera is seen to chase its own
@@ -116,25 +122,32 @@ def video_events(path, calib: Calibration | None = None, table: str | None = Non
     events: list[Event] = []
     fps = _fps(path)
     if calib is None:
-        calib = calibrate(path, table)
+        calib = calibrate(path, table, strict=False)  # untrusted: tried again later
     events.append(Event(0.0, "calibration", frame=0, extra={
         "status": "ok" if calib.ok else "lost",
         "quality_mm": calib.quality.get("predicted_max_error_mm")}))
     meter = meter or LightMeter(calib)
     said_ae = False
+    last_try = 0.0
     for t, k, frame in read_frames(path, step_s=check_every_s):
+        if not calib.ok and t - last_try >= retry_every_s - 1e-9:
+            last_try = t
+            better = _recalibrate(frame, calib)
+            if better is not None:
+                calib = better
+                meter = LightMeter(calib, meter.lux_per_unit, meter.vignette,
+                                   auto_exposure=meter.auto_exposure)
+                events.append(Event(t, "calibration", frame=k, extra={
+                    "status": "recalibrated",
+                    "quality_mm": calib.quality.get("predicted_max_error_mm")}))
         res = check(frame, calib)
         if res.status != "ok":
             events.append(Event(t, "calibration", frame=frame_of(t, fps) if fps else k,
                                 extra={"status": res.status,
                                        "shift_mm": None if res.shift_mm is None
                                        else round(res.shift_mm, 2)}))
-            try:
-                new = calibrate_image(frame, calib.table)
-            except CalibrationError:
-                new = None
-            if new is not None and new.ok:
-                new.photometry = dict(calib.photometry)
+            new = _recalibrate(frame, calib)
+            if new is not None:
                 calib = new
                 meter = LightMeter(calib, meter.lux_per_unit, meter.vignette,
                                    auto_exposure=meter.auto_exposure)
@@ -154,6 +167,23 @@ def video_events(path, calib: Calibration | None = None, table: str | None = Non
             rec["changed"] = bool(changed)
             events.append(Event(t, "light", frame=k, extra=rec))
     return events
+
+
+def _recalibrate(frame: np.ndarray, calib: Calibration) -> Calibration | None:
+    """A trusted calibration of ``frame`` on ``calib``'s table (keeping its photometry
+    and the camera height it was given), or None."""
+    try:
+        new = calibrate_image(frame, calib.table, **measured_height(calib))
+    except CalibrationError:
+        return None
+    new.photometry = dict(calib.photometry)
+    return new
+
+
+def measured_height(calib: Calibration) -> dict:
+    """The installer's camera height a calibration was given, for recalibrating."""
+    given = calib.quality.get("camera_height_measured_mm")
+    return {"camera_height": given[0], "camera_height_sd": given[1]} if given else {}
 
 
 def _fps(path) -> float | None:

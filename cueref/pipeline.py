@@ -48,10 +48,11 @@ def merge_events(table_events: list[Event], observations: list[Event]) -> list[E
 def referee_video(video: str | os.PathLike, game: str, outdir: str | os.PathLike,
                   events: str | os.PathLike, table: str | None = None,
                   match: dict[str, Any] | None = None, lux: float | None = None,
-                  check_every_s: float = 1.0,
+                  check_every_s: float = 1.0, camera_height: float | None = None,
                   progress: Callable[[str], None] | None = None) -> RefereeResult:
     """Referee ``video`` as ``game``; write calib.json, calib.png, events.jsonl and
-    calls.jsonl into ``outdir``. ``lux`` is one lux-meter reading of the mean over the
+    calls.jsonl into ``outdir``. ``camera_height``: the lens's height above the cloth
+    (mm), measured at installation. ``lux`` is one lux-meter reading of the mean over the
     cloth at the start (the photometric calibration of a fixed-exposure camera)."""
     rules = get_game(game)  # unknown game: fails before any work
     src = Path(video)
@@ -71,7 +72,8 @@ def referee_video(video: str | os.PathLike, game: str, outdir: str | os.PathLike
     profile = table or rules_table(game)
 
     _say(progress, f"calibrating on the first seconds of {src} ...")
-    calib = calibrate(src, profile, strict=False)
+    height = {} if camera_height is None else {"camera_height": camera_height}
+    calib = calibrate(src, profile, strict=False, **height)
     _, _, first = next(read_frames(src))
     import cv2
 

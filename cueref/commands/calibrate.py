@@ -30,6 +30,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "calibrates the light meter (fixed-exposure cameras only)")
     p.add_argument("--vignette", type=float, default=0.0, metavar="V",
                    help="the lens's known brightness fall-off at the frame corners (0-0.6)")
+    p.add_argument("--camera-height", type=float, metavar="MM",
+                   help="the lens's height above the cloth, measured at installation: "
+                        "pins the cloth plane of a near-vertical view, whose height the "
+                        "image hardly shows")
+    p.add_argument("--camera-height-sd", type=float, default=None, metavar="MM",
+                   help="how far off that measurement may be (1 sigma, default 50 mm)")
     p.add_argument("--seconds", type=float, default=3.0,
                    help="how much of a video to try (default 3 s)")
 
@@ -52,9 +58,16 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--lux must be a positive reading in lux; got {args.lux}")
     if not 0.0 <= args.vignette <= 0.6:
         raise ValueError(f"--vignette must be within 0-0.6; got {args.vignette}")
+    height = {}
+    if args.camera_height is not None:
+        height["camera_height"] = args.camera_height
+        if args.camera_height_sd is not None:
+            height["camera_height_sd"] = args.camera_height_sd
+    elif args.camera_height_sd is not None:
+        raise ValueError("--camera-height-sd needs --camera-height")
     _, _, frame = next(read_frames(args.source))
     calib = calibrate(args.source, args.table, corners, seconds=args.seconds,
-                      strict=False)
+                      strict=False, **height)
     if args.debug:
         with atomic_path(args.debug) as tmp:
             if not cv2.imwrite(str(tmp), draw_debug(frame, calib)):

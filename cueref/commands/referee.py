@@ -26,6 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--outdir", default="out", help="output folder (default: out)")
     p.add_argument("--table", metavar="PROFILE", help="table profile (default: the game's)")
     p.add_argument("--match", metavar="SETTINGS", help="match settings JSON file")
+    p.add_argument("--camera-height", type=float, metavar="MM",
+                   help="the lens's height above the cloth, measured at installation "
+                        "(helps a near-vertical camera; see `cueref calibrate`)")
     p.add_argument("--lux", type=float, metavar="LUX",
                    help="a lux-meter reading of the mean over the cloth at the start "
                         "(photometric calibration of a fixed-exposure camera)")
@@ -39,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--lux must be a positive reading in lux; got {args.lux}")
     result = referee_video(args.video, args.game, args.outdir, args.events,
                            table=args.table, match=load_settings(args.match),
-                           lux=args.lux,
+                           lux=args.lux, camera_height=args.camera_height,
                            progress=lambda m: print(m, file=sys.stderr, flush=True))
     print_report(result)
     return 0
