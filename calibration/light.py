@@ -1,11 +1,13 @@
 """The light meter: illuminance over the cloth, from a camera with a fixed exposure.
 
-With a fixed exposure a pixel's linear value is ``k * vignette(r) * albedo * lux``; the
-cloth's albedo is uniform, so one lux-meter reading at calibration time (or the
-camera's known settings) fixes ``k * albedo`` and every cloth pixel becomes a lux
-reading. Balls, pins, hands and specular spots are not cloth-coloured and are left
-out; a player's shadow is left out by taking an upper quantile of each cell. Rule 9
-of 000 ("Tavolo") asks for at least 520 lux over the whole surface.
+With a fixed exposure a pixel's linear value (its code through the inverse of the
+camera's output curve: sRGB, or the power law ``gamma`` the camera states) is
+``k * vignette(r) * albedo * lux``; the cloth's albedo is uniform, so one lux-meter
+reading at calibration time (or the camera's known settings) fixes ``k * albedo`` and
+every cloth pixel becomes a lux reading. Balls, pins, hands and specular spots are not
+cloth-coloured and are left out; worn (lighter) cloth is left out by taking the darker
+quarter of each cell. Rule 9 of 000 ("Tavolo") asks for at least 520 lux over the
+whole surface.
 
 With auto exposure the camera rescales every frame to a target brightness: the
 overall level then says nothing about lux. A lamp failing changes the *shape* of the
@@ -27,6 +29,8 @@ MIN_LUX = 520.0  # [000 Tavolo 9]
 CELLS = (20, 10)  # along x, along y
 CELL_QUANTILE = 25  # percentile of cloth pixels in a cell: worn (lighter) cloth sits above it
 CHROMA_TOL = 0.015  # floor of the cloth-chromaticity gate (linear light)
+POCKET_DARK = 2.7  # e: more than this much darker than the cloth is a pocket (as in detect)
+CODE_ERROR = 2.0  # 8-bit codes a flat colour may be off by: quantisation and compression
 CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
 SATURATED = 0.05  # share of clipped pixels over which a cell cannot be measured
 
@@ -34,6 +38,45 @@ SATURATED = 0.05  # share of clipped pixels over which a cell cannot be measured
 def srgb_to_linear(v: np.ndarray) -> np.ndarray:
     s = np.asarray(v, np.float64) / 255.0
     return np.where(s <= 0.04045, s / 12.92, ((s + 0.055) / 1.055) ** 2.4)
+
+
+@functools.lru_cache(maxsize=8)
+def _decoding_table(gamma: float | None) -> np.ndarray:
+    """Linear value of each 8-bit code: the inverse of the camera's output curve."""
+    codes = np.arange(256, dtype=np.float64)
+    table = srgb_to_linear(codes) if gamma is None else (codes / 255.0) ** gamma
+    table.flags.writeable = False
+    return table
+
+
+@functools.lru_cache(maxsize=8)
+def _decoding_slope(gamma: float | None) -> np.ndarray:
+    """Linear value per 8-bit code at each code (central differences)."""
+    table = _decoding_table(gamma)
+    slope = np.gradient(table)
+    slope.flags.writeable = False
+    return slope
+
+
+def chroma_uncertainty(codes: np.ndarray, lin: np.ndarray, gamma: float | None) -> np.ndarray:
+    """How far ``CODE_ERROR`` codes in each channel can move a pixel's linear-light
+    chromaticity. A code is a larger share of a dark pixel: JPEG at quality 37 moved the
+    dim corners of a grey cloth by 0.03 (codes 61, 62, 65 to 62, 61, 67), twice the
+    gate, and the corners went unmeasured."""
+    step = _decoding_slope(gamma)[np.asarray(codes, np.uint8)] * CODE_ERROR
+    total = lin.sum(axis=-1, keepdims=True) + 1e-4
+    share = lin / total
+    # |d share_c| <= (step_c (1 - share_c) + share_c * sum of the other steps) / total
+    bound = (step * (1.0 - 2.0 * share) + share * step.sum(axis=-1, keepdims=True)) / total
+    return bound[..., 1:].max(axis=-1)
+
+
+def linear_light(codes: np.ndarray, gamma: float | None = None) -> np.ndarray:
+    """Linear sensor values of 8-bit pixels. ``gamma``: the camera's output curve is
+    ``code = linear ** (1 / gamma)``; None: the sRGB curve. The two part most in the
+    dark: a 2.2 power decoded as sRGB reads code 40 25% high and code 100 right, so a
+    dim corner read against a reference under a lamp came out 10-20% high."""
+    return _decoding_table(gamma)[np.asarray(codes, np.uint8)]
 
 
 @dataclass
@@ -132,11 +175,14 @@ class LightMeter:
 
     def __init__(self, calib: Calibration, lux_per_unit: float | None = None,
                  vignette: float | None = None, cells: tuple[int, int] = CELLS,
-                 auto_exposure: bool | None = None):
+                 auto_exposure: bool | None = None, gamma: float | None = None):
         self.calib = calib
         ph = calib.photometry or {}
         self.lux_per_unit = lux_per_unit if lux_per_unit is not None else ph.get("lux_per_unit")
         self.vignette = vignette if vignette is not None else float(ph.get("vignette", 0.0))
+        # the camera's output curve (a power law, or sRGB when None): like the vignette, a
+        # property of the camera that the frame cannot tell
+        self.gamma = gamma if gamma is not None else ph.get("gamma")
         self.cells = cells
         self.auto_exposure = auto_exposure
         self._baseline: LightReading | None = None
@@ -168,7 +214,7 @@ class LightMeter:
         nx, ny, m, _ = self._px.shape
         grid = self._px.reshape(nx * ny, m, 2)  # rows x cols both within remap's limits
         bgr = cv2.remap(frame, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR).reshape(nx, ny, m, 3)
-        lin = srgb_to_linear(bgr)
+        lin = linear_light(bgr, self.gamma)
         lum = lin @ np.array([0.0722, 0.7152, 0.2126])  # BGR -> luminance
         lum = lum / np.maximum(1.0 - self.vignette * self._r2, 0.2)
         clipped = self._inside & (bgr.max(axis=-1) >= 250)
@@ -186,7 +232,15 @@ class LightMeter:
             self._chroma = np.median(seen, axis=0)
             self._chroma_tol = max(CHROMA_TOL, 3.0 * 1.4826 * float(
                 np.median(np.abs(seen - self._chroma))))
-        ok &= np.abs(chroma - self._chroma).max(axis=-1) < self._chroma_tol
+        # the gate widens where a code or two of compression moves the colour further
+        tol = np.hypot(self._chroma_tol, chroma_uncertainty(bgr, lin, self.gamma))
+        ok &= np.abs(chroma - self._chroma).max(axis=-1) < tol
+        # ...so a pocket's or a sleeve's near-black pixels, whose colour is noise, may pass
+        # it: one POCKET_DARK times darker than its cell's cloth is not the cloth
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # cells with no cloth seen
+            typical = np.nanmedian(np.where(ok, lum, np.nan), axis=-1, keepdims=True)
+        ok &= ~(lum * POCKET_DARK < typical)
         vals = np.where(ok, lum, np.nan)
         enough = ok.sum(axis=-1) >= max(5, m // 6)
         with warnings.catch_warnings():
@@ -213,7 +267,7 @@ class LightMeter:
             raise ValueError("the light meter cannot see the cloth at the reference point")
         self.lux_per_unit = lux / unit
         self.calib.photometry.update(lux_per_unit=self.lux_per_unit, vignette=self.vignette,
-                                     reference_lux=lux, reference_at=at)
+                                     gamma=self.gamma, reference_lux=lux, reference_at=at)
         return self.lux_per_unit
 
     def measure(self, frame: np.ndarray) -> LightReading:
