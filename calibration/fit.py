@@ -573,16 +573,19 @@ def _select_edges(cam: CameraModel, table: Table, edges: dict[str, np.ndarray]
 def _marking_points(table: Table) -> tuple[np.ndarray, np.ndarray]:
     """Spots and points of chalk lines whose half-turn image is *not* the same kind of
     marking: only those can tell the head from the foot (a balkline, the centre spot
-    or the head and foot spots cannot). Returns (spot points, line points)."""
+    or the head and foot spots cannot). Returns (spot points, line points, the lines'
+    unit directions at those points)."""
     spots = np.array(list(table.spots.values()), float).reshape(-1, 2)
-    segs, line_pts = [], []
+    segs, line_pts, line_dirs = [], [], []
     for poly in table.lines.values():
         for a, b in zip(poly[:-1], poly[1:], strict=False):
             a, b = np.array(a, float), np.array(b, float)
             segs.append((a, b))
             k = max(2, int(np.linalg.norm(b - a) / 40))
+            u = (b - a) / max(np.linalg.norm(b - a), 1e-9)
             for s in np.linspace(0.05, 0.95, k):
                 line_pts.append(a + s * (b - a))
+                line_dirs.append(u)
 
     def near_line(q: np.ndarray) -> bool:
         for a, b in segs:
@@ -596,8 +599,9 @@ def _marking_points(table: Table) -> tuple[np.ndarray, np.ndarray]:
     rot = np.column_stack([L - spots[:, 0], W - spots[:, 1]])
     d = np.hypot(rot[:, None, 0] - spots[None, :, 0], rot[:, None, 1] - spots[None, :, 1])
     asym_spots = spots[d.min(axis=1) > 15.0] if len(spots) else spots
-    asym_lines = [p for p in line_pts if not near_line(np.array([L - p[0], W - p[1]]))]
-    return asym_spots, np.array(asym_lines).reshape(-1, 2)
+    asym = [i for i, p in enumerate(line_pts) if not near_line(np.array([L - p[0], W - p[1]]))]
+    return (asym_spots, np.array([line_pts[i] for i in asym]).reshape(-1, 2),
+            np.array([line_dirs[i] for i in asym]).reshape(-1, 2))
 
 
 def _sample(img: np.ndarray, cam: CameraModel, pts: np.ndarray) -> np.ndarray:
@@ -666,27 +670,34 @@ def _dot_contrast(dots: np.ndarray, cam: CameraModel, pts: np.ndarray,
     return np.maximum(contrast, 0.0)
 
 
-def _marking_score(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: Table,
+def _marking_score(dots: np.ndarray, g: np.ndarray, cam: CameraModel, table: Table,
                    image: np.ndarray | None = None) -> tuple[float, float]:
     """Contrast where the asymmetric markings should be: (dots, lines). One clearly
-    visible dot is enough (:func:`_dot_contrast`); lines: mean band-pass contrast."""
-    spots, lines = _marking_points(table)
+    visible dot is enough (:func:`_dot_contrast`); lines: :func:`_line_contrast`."""
+    spots, lines, dirs = _marking_points(table)
     dot = float(np.max(_dot_contrast(dots, cam, spots, image), initial=0.0))
-    line = _line_contrast(dog, cam, lines)
-    return dot, line
+    return dot, _line_contrast(g, cam, lines, dirs)
 
 
-def _line_contrast(dog: np.ndarray, cam: CameraModel, pts: np.ndarray) -> float:
-    """Band-pass contrast along a line's points: the mean of all but the strongest
-    quarter (the edges of balls lying across the line are strong; a dashed line keeps
-    most of its contrast)."""
+def _line_contrast(g: np.ndarray, cam: CameraModel, pts: np.ndarray, dirs: np.ndarray
+                   ) -> float:
+    """How far a line at ``pts`` stands above the cloth (grey levels): the ridge found
+    across each stretch of it (:func:`_line_profiles`, so a pose a few mm off or a
+    line under a pixel wide still shows), averaged over all but the strongest quarter
+    (the edges of balls lying across the line are strong; a dashed line keeps most of
+    its contrast)."""
     if len(pts) < 3:
         return 0.0
-    v = np.sort(_sample(dog, cam, pts)[:, 0])
+    ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
+    _, _, _, prof, whole = _line_profiles(g, cam, pts, dirs, max(4.0, 6.0 * ppm))
+    if whole.sum() < 3:
+        return 0.0
+    prof = prof[whole]
+    v = np.sort(prof.max(axis=1) - np.median(prof, axis=1))
     return float(np.mean(v[: max(2, int(round(0.75 * len(v))))]))
 
 
-def _marking_noise(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: Table,
+def _marking_noise(dots: np.ndarray, g: np.ndarray, cam: CameraModel, table: Table,
                    image: np.ndarray | None = None) -> tuple[float, float]:
     """The same contrasts read where there is no marking: (dots, lines).
 
@@ -696,7 +707,7 @@ def _marking_noise(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: T
     3-grey-level ripple decides which end is the head (it once did, in a rendered
     view with the markings hidden).
     """
-    spots, lines = _marking_points(table)
+    spots, lines, dirs = _marking_points(table)
     gx, gy = np.meshgrid(np.linspace(0.1, 0.9, 13) * table.length,
                          np.linspace(0.15, 0.85, 6) * table.width)
     grid = np.column_stack([gx.ravel(), gy.ravel()])
@@ -716,7 +727,7 @@ def _marking_noise(dots: np.ndarray, dog: np.ndarray, cam: CameraModel, table: T
             moved = lines + np.array([dx, 0.0])
             inside = (moved[:, 0] > 50) & (moved[:, 0] < table.length - 50)
             if inside.sum() >= 3:
-                line = max(line, _line_contrast(dog, cam, moved[inside]))
+                line = max(line, _line_contrast(g, cam, moved[inside], dirs[inside]))
     return dot, line
 
 
@@ -738,7 +749,7 @@ def _balls_on_spots_vote(image: np.ndarray, cam: CameraModel, cam_b: CameraModel
     """The opening position: balls sit on the starting spots, which a half turn moves
     to bare cloth. +1 / -1 when balls cover the asymmetric spots one way round and none
     of them the other way; 0 otherwise (mid-match, balls anywhere, decide nothing)."""
-    spots, _ = _marking_points(table)
+    spots, _, _ = _marking_points(table)
     a = _covered_spots(image, cam, spots)
     b = _covered_spots(image, cam_b, spots)
     if a and not b:
@@ -763,42 +774,71 @@ def _orientation_vote(sa: tuple[float, float], sb: tuple[float, float],
     return votes[0]
 
 
+#: profiles across a chalk line taken along each stretch of it and combined (median):
+#: a 2 mm line is under a pixel wide on a 1280-px view of a 3.5 m table, a few grey
+#: levels above the cloth's noise in any one profile
+LINE_PROFILES = 9
+
+
+def _line_profiles(g: np.ndarray, cam: CameraModel, pts: np.ndarray, dirs: np.ndarray,
+                   half_px: float, stretch_mm: float = 36.0):
+    """Grey profiles across a line at ``pts`` (table mm, cloth plane) running along
+    ``dirs``: each the median of :data:`LINE_PROFILES` profiles spread over
+    ``stretch_mm`` of the line, sampled every 0.5 px within ``half_px`` of where the
+    fit puts it. Returns (px of pts, image unit normals, offsets px, profiles (N, M),
+    whole (N,): every sample inside the frame)."""
+    offs = np.arange(-half_px, half_px + 0.01, 0.5)
+    along = (np.arange(LINE_PROFILES) - (LINE_PROFILES - 1) / 2) * (stretch_mm
+                                                                    / LINE_PROFILES)
+    normals = np.column_stack([-dirs[:, 1], dirs[:, 0]])
+    p0 = cam.table_to_image(pts)
+    dn = cam.table_to_image(pts + normals * 10.0) - p0
+    dn /= np.linalg.norm(dn, axis=1, keepdims=True) + 1e-12
+    sub = pts[None] + along[:, None, None] * dirs[None]
+    q0 = cam.table_to_image(sub.reshape(-1, 2)).reshape(len(along), len(pts), 2)
+    sx = (q0[..., 0:1] + dn[None, :, 0:1] * offs).astype(np.float32)
+    sy = (q0[..., 1:2] + dn[None, :, 1:2] * offs).astype(np.float32)
+    stack = cv2.remap(g, sx.reshape(-1, len(offs)), sy.reshape(-1, len(offs)),
+                      cv2.INTER_LINEAR, borderValue=np.nan)
+    stack = stack.reshape(len(along), len(pts), len(offs))
+    whole = np.all(np.isfinite(stack), axis=(0, 2))
+    prof = np.median(np.where(np.isfinite(stack), stack, 0.0), axis=0)
+    return p0, dn, offs, prof, whole
+
+
+def _line_search_px(ppm: float) -> float:
+    """Half-width (px) of the search across a line: wide enough that a blurred line a
+    few px wide leaves cloth on both sides, and a pose a few mm off still finds it."""
+    return max(8.0, 15.0 * ppm)
+
+
 def _find_line_points(gray: np.ndarray, cam: CameraModel, table: Table, ppm: float,
                       step_mm: float = 40.0):
     """Points on the thin chalk lines drawn on the cloth (z = 0), found as the brightest
-    ridge across each predicted line; (px, a, n) for the fit, or None."""
+    ridge across each predicted line (:func:`_line_profiles` along each ``step_mm``
+    stretch); (px, a, n) for the fit, or None."""
     pxs, As, Ns = [], [], []
-    # wide enough that a blurred line a few px wide leaves cloth on both sides
-    half = max(8.0, 15.0 * ppm)
-    offs = np.arange(-half, half + 0.01, 0.5)
     g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
     for poly in table.lines.values():
         for a, b in zip(poly[:-1], poly[1:], strict=False):
             a, b = np.array(a, float), np.array(b, float)
             seg = np.linalg.norm(b - a)
-            if seg < 1e-6:
-                continue
-            u = (b - a) / seg
-            n = np.array([-u[1], u[0]])
             k = int(seg / step_mm)
             if k < 1:
                 continue
+            u = (b - a) / seg
             pts = a + np.outer((np.arange(k) + 0.5) / k * seg, u)
-            p0 = cam.table_to_image(pts)
-            p1 = cam.table_to_image(pts + n * 10.0)
-            dn = p1 - p0
-            dn /= np.linalg.norm(dn, axis=1, keepdims=True) + 1e-12
-            sx = (p0[:, 0:1] + dn[:, 0:1] * offs[None]).astype(np.float32)
-            sy = (p0[:, 1:2] + dn[:, 1:2] * offs[None]).astype(np.float32)
-            prof = cv2.remap(g, sx, sy, cv2.INTER_LINEAR, borderValue=np.nan)
+            p0, dn, offs, prof, whole = _line_profiles(
+                g, cam, pts, np.repeat(u[None], k, axis=0), _line_search_px(ppm),
+                0.9 * step_mm)
             for i in range(len(pts)):
                 pr = prof[i]
-                if not np.all(np.isfinite(pr)):
+                if not whole[i]:
                     continue
                 base = np.median(pr)
                 mad = 1.4826 * np.median(np.abs(pr - base)) + 0.5
                 j = int(np.argmax(pr))
-                if pr[j] - base < max(5.0, 5 * mad) or j in (0, len(pr) - 1):
+                if pr[j] - base < max(3.0, 5 * mad) or j in (0, len(pr) - 1):
                     continue
                 y0, y1, y2 = pr[j - 1], pr[j], pr[j + 1]
                 den = y0 - 2 * y1 + y2
@@ -806,7 +846,7 @@ def _find_line_points(gray: np.ndarray, cam: CameraModel, table: Table, ppm: flo
                 o = offs[j] + frac * 0.5
                 pxs.append(p0[i] + dn[i] * o)
                 As.append(pts[i])
-                Ns.append(n)
+                Ns.append(np.array([-u[1], u[0]]))
     if len(pxs) < 4:
         return None
     return np.array(pxs), np.array(As), np.array(Ns)
@@ -977,16 +1017,14 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
     table = get_table(chosen_name)
     cam = a.camera
     # head or foot: the asymmetric markings (start spots, the D, the house line) decide
-    blur_sigma = max(1.5, 12 * cam.K[0, 0] / max(abs(cam.centre[2]), 1.0))
-    g = gray.astype(np.float32)
-    dog = np.abs(g - cv2.GaussianBlur(g, (0, 0), blur_sigma))
+    g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
     r2, t2 = flip_pose(cam.rvec, cam.tvec, table)
     cam_b = CameraModel(cam.K, cam.dist, r2, t2, size)
     ppm0 = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
     dots = tophat(gray, 30 * ppm0, min_width_px=max(2.0, 5 * ppm0))
-    sa = _marking_score(dots, dog, cam, table, image)
-    sb = _marking_score(dots, dog, cam_b, table, image)
-    vote = _orientation_vote(sa, sb, _marking_noise(dots, dog, cam, table, image))
+    sa = _marking_score(dots, g, cam, table, image)
+    sb = _marking_score(dots, g, cam_b, table, image)
+    vote = _orientation_vote(sa, sb, _marking_noise(dots, g, cam, table, image))
     if vote == 0:  # the starting spots may be hidden under the opening's balls
         vote = _balls_on_spots_vote(image, cam, cam_b, table)
     warnings = []
