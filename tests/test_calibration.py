@@ -277,6 +277,12 @@ def test_cli_wrong_profile_and_bad_corners(tmp_path):
     p = subprocess.run([sys.executable, "-m", "cueref", "calibrate", str(src), "-o", str(out),
                         "--corners", "1,2,3"], capture_output=True, text=True)
     assert p.returncode == 2 and "8 numbers" in p.stderr
+    for extra, expect in ((["--camera-height-sd", "30"], "needs --camera-height"),
+                          (["--camera-height", "-2500"], "must be positive")):
+        p = subprocess.run([sys.executable, "-m", "cueref", "calibrate", str(src), "-o",
+                            str(out), *extra], capture_output=True, text=True)
+        assert p.returncode == 2 and expect in p.stderr and "Traceback" not in p.stderr
+    assert not out.exists()
 
 
 def test_video_events_lamp_failure_and_bump(tmp_path):
