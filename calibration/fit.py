@@ -34,7 +34,7 @@ SIDES = ("left", "foot", "right", "head")  # table side j joins table corner j t
 MAX_RMS_MM = 1.2  # diamonds' RMS residual above this: do not trust the fit
 MAX_OFFSET_SPREAD_MM = 6.0  # cushion-edge offsets disagree by more: an edge is wrong
 MAX_PREDICTED_MM = 2.5  # predicted (3 sigma) cloth error above this: do not trust
-MAX_EDGE_POINTS = 30  # per cloth side, evenly spread
+MAX_EDGE_POINTS = 30  # per cloth side or chalk line, evenly spread
 CAMERA_HEIGHT_SD_MM = 50.0  # tape from cloth to lens; the optical centre is inside [assumed]
 NEAR_VERTICAL_DEG = 8.0  # below this tilt the height shows only as rail parallax
 HEIGHT_DISAGREES_SIGMA = 4.0  # fitted height this many sigmas off the measured: distrust
@@ -209,31 +209,33 @@ class _Problem:
         self.e_sign = np.select([s == 0, s == 1, s == 2, s == 3], [-1.0, 1.0, 1.0, -1.0])
         self.height = obs.camera_height
 
-    def parts_batch(self, P: np.ndarray):
+    def all_parts(self, P: np.ndarray):
+        """Residuals (mm) of the diamonds, spots, cloth edges and chalk-line points for
+        M parameter vectors, from one back-projection of every landmark."""
         q = _backproject(self.px, P, self.cx, self.cy, self.z)
-        nd, ns = self.nd, self.ns
+        nd, ns, ne = self.nd, self.ns, self.ne
         rd = q[:, :nd] - self.d_xy[None]
         rs = q[:, nd:nd + ns] - self.s_xy[None]
-        qe = q[:, nd + ns:nd + ns + self.ne]
+        qe = q[:, nd + ns:nd + ns + ne]
         coord = np.where(self.e_axis[None] == 1, qe[..., 1], qe[..., 0])
         off = P[:, N_CAMERA:N_PARAMS][:, self.e_side]
         re = coord - (self.e_base[None] + self.e_sign[None] * off)
-        return rd, rs, re
+        rl = ((q[:, nd + ns + ne:] - self.l_a[None]) * self.l_n[None]).sum(axis=-1)
+        return rd, rs, re, rl
+
+    def parts_batch(self, P: np.ndarray):
+        return self.all_parts(P)[:3]
 
     def line_residuals(self, P: np.ndarray) -> np.ndarray:
         """Distance (mm) of each chalk-line point from its line, (M, N)."""
-        if not len(self.l_px):
-            return np.zeros((len(P), 0))
-        q = _backproject(self.l_px, P, self.cx, self.cy, np.zeros(len(self.l_px)))
-        return ((q - self.l_a[None]) * self.l_n[None]).sum(axis=-1)
+        return self.all_parts(P)[3]
 
     def parts(self, p: np.ndarray):
         rd, rs, re = self.parts_batch(np.asarray(p, float)[None])
         return rd[0], rs[0], re[0]
 
     def batch(self, P: np.ndarray) -> np.ndarray:
-        rd, rs, re = self.parts_batch(P)
-        rl = self.line_residuals(P)
+        rd, rs, re, rl = self.all_parts(P)
         prior = np.column_stack([np.log(np.maximum(P[:, 0], 1.0) / self.f_prior),
                                  P[:, 2] / 0.3, P[:, 3] / 0.01, P[:, 4] / 0.01])
         m = len(P)
@@ -823,7 +825,8 @@ def _find_line_points(gray: np.ndarray, cam: CameraModel, table: Table, ppm: flo
         for a, b in zip(poly[:-1], poly[1:], strict=False):
             a, b = np.array(a, float), np.array(b, float)
             seg = np.linalg.norm(b - a)
-            k = int(seg / step_mm)
+            # neighbouring points of one line err alike: more pin nothing, slow every fit
+            k = min(int(seg / step_mm), MAX_EDGE_POINTS)
             if k < 1:
                 continue
             u = (b - a) / seg
@@ -981,7 +984,7 @@ def _variant_by_lines(gray: np.ndarray, a: Attempt, names: tuple[str, ...]) -> s
         t = TABLES[name]
         if not t.lines:
             continue
-        expected = sum(int(np.hypot(*(np.subtract(b, q))) / 40.0)
+        expected = sum(min(int(np.hypot(*(np.subtract(b, q))) / 40.0), MAX_EDGE_POINTS)
                        for poly in t.lines.values() for q, b in zip(poly[:-1], poly[1:],
                                                                     strict=False))
         found = _find_line_points(gray, a.camera, t, ppm)
