@@ -572,7 +572,18 @@ def _select_edges(cam: CameraModel, table: Table, edges: dict[str, np.ndarray]
     return out
 
 
-def _marking_points(table: Table) -> tuple[np.ndarray, np.ndarray]:
+_MARKINGS: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _marking_points(table: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_asymmetric_markings` of a table, worked out once per table."""
+    key = (table.name, table.length, table.width)
+    if key not in _MARKINGS:
+        _MARKINGS[key] = _asymmetric_markings(table)
+    return _MARKINGS[key]
+
+
+def _asymmetric_markings(table: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Spots and points of chalk lines whose half-turn image is *not* the same kind of
     marking: only those can tell the head from the foot (a balkline, the centre spot
     or the head and foot spots cannot). Returns (spot points, line points, the lines'
