@@ -29,7 +29,7 @@ MIN_LUX = 520.0  # [000 Tavolo 9]
 CELLS = (20, 10)  # along x, along y
 CELL_QUANTILE = 25  # percentile of cloth pixels in a cell: worn (lighter) cloth sits above it
 CHROMA_TOL = 0.015  # floor of the cloth-chromaticity gate (linear light)
-POCKET_DARK = 2.7  # e: more than this much darker than the cloth is a pocket (as in detect)
+POCKET_DARK = 2.7  # e: more than this much darker than the cloth is not cloth (as in detect)
 CODE_ERROR = 2.0  # 8-bit codes a flat colour may be off by: quantisation and compression
 CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
 SATURATED = 0.05  # share of clipped pixels over which a cell cannot be measured
@@ -233,22 +233,35 @@ class LightMeter:
             self._chroma = np.median(seen, axis=0)
             self._chroma_tol = max(CHROMA_TOL, 3.0 * 1.4826 * float(
                 np.median(np.abs(seen - self._chroma))))
-        # the gate widens where a code or two of compression moves the colour further
-        tol = np.hypot(self._chroma_tol, chroma_uncertainty(bgr, lin, self.gamma))
-        ok &= np.abs(chroma - self._chroma).max(axis=-1) < tol
-        # ...so a pocket's or a sleeve's near-black pixels, whose colour is noise, may pass
-        # it: one POCKET_DARK times darker than its cell's cloth is not the cloth
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # cells with no cloth seen
-            typical = np.nanmedian(np.where(ok, lum, np.nan), axis=-1, keepdims=True)
-        ok &= ~(lum * POCKET_DARK < typical)
-        vals = np.where(ok, lum, np.nan)
-        enough = ok.sum(axis=-1) >= max(5, m // 6)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # cells with no cloth seen
-            q = np.nanpercentile(vals, CELL_QUANTILE, axis=-1)
-        cells = smooth_cells(np.where(enough & ~saturated, q, np.nan))
+        dev = np.abs(chroma - self._chroma).max(axis=-1)
+        certain = ok & (dev < self._chroma_tol)
+        q = self._quantiles(lum, certain)
+        # A cell the gate leaves without enough cloth may be a dim one whose colour a code
+        # or two of compression moved (a grey cloth's corners through JPEG): there the
+        # gate widens by what such codes can do. A sleeve's or a pocket's near-black
+        # pixels, whose colour is all noise, would pass it too: a pixel let in by the
+        # widening must also be within POCKET_DARK of the smooth surface through the
+        # cells seen. Cells the strict gate sees keep its reading (widened everywhere,
+        # the gate let a sleeve's shadowed edge into the lamp-failure clip's corner).
+        unseen = ~np.isfinite(q) & ok.any(axis=-1)
+        if unseen.any():
+            widened = unseen[..., None] & ok & (dev < np.hypot(
+                self._chroma_tol, chroma_uncertainty(bgr, lin, self.gamma)))
+            expected = smooth_cells(np.where(saturated, np.nan, q))[..., None]
+            q = np.where(unseen, self._quantiles(
+                lum, certain | (widened & (lum * POCKET_DARK >= expected))), q)
+        cells = smooth_cells(np.where(saturated, np.nan, q))
         return np.where(saturated, np.nan, cells)
+
+    @staticmethod
+    def _quantiles(lum: np.ndarray, cloth: np.ndarray) -> np.ndarray:
+        """Each cell's CELL_QUANTILE of its cloth pixels; NaN with too few of them."""
+        m = lum.shape[-1]
+        enough = cloth.sum(axis=-1) >= max(5, m // 6)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # cells with no cloth seen
+            q = np.nanpercentile(np.where(cloth, lum, np.nan), CELL_QUANTILE, axis=-1)
+        return np.where(enough, q, np.nan)
 
     def reference(self, frame: np.ndarray, lux: float, at: tuple[float, float] | None = None
                   ) -> float:
