@@ -235,6 +235,12 @@ class LightMeter:
                 np.median(np.abs(seen - self._chroma))))
         dev = np.abs(chroma - self._chroma).max(axis=-1)
         certain = ok & (dev < self._chroma_tol)
+        # a pocket is as grey as a grey cloth: a pixel POCKET_DARK times darker than its
+        # cell's cloth is not cloth (a pool table's corner cells read 99% low)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # cells with no cloth seen
+            typical = np.nanmedian(np.where(certain, lum, np.nan), axis=-1, keepdims=True)
+        certain &= ~(lum * POCKET_DARK < typical)
         q = self._quantiles(lum, certain)
         # A cell the gate leaves without enough cloth may be a dim one whose colour a code
         # or two of compression moved (a grey cloth's corners through JPEG): there the
