@@ -17,7 +17,6 @@ light over the cloth while the overall brightness stays put: that is how it is t
 from __future__ import annotations
 
 import functools
-import warnings
 from dataclasses import dataclass, field
 
 import cv2
@@ -77,6 +76,22 @@ def linear_light(codes: np.ndarray, gamma: float | None = None) -> np.ndarray:
     dark: a 2.2 power decoded as sRGB reads code 40 25% high and code 100 right, so a
     dim corner read against a reference under a lamp came out 10-20% high."""
     return _decoding_table(gamma)[np.asarray(codes, np.uint8)]
+
+
+def masked_percentile(values: np.ndarray, mask: np.ndarray, q: float) -> np.ndarray:
+    """The ``q``-th percentile (linear interpolation, as ``np.percentile``) along the last
+    axis of the ``values`` where ``mask``; NaN where none. One sort for every cell:
+    ``np.nanpercentile`` loops over them (40 ms a frame)."""
+    ranked = np.sort(np.where(mask, values, np.inf), axis=-1)
+    n = mask.sum(axis=-1)
+    pos = np.maximum(n - 1, 0) * (q / 100.0)
+    lo = np.floor(pos).astype(int)
+    hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
+    a = np.take_along_axis(ranked, lo[..., None], axis=-1)[..., 0]
+    b = np.take_along_axis(ranked, hi[..., None], axis=-1)[..., 0]
+    with np.errstate(invalid="ignore"):
+        out = a + (b - a) * (pos - lo)
+    return np.where(n > 0, out, np.nan)
 
 
 @dataclass
@@ -237,9 +252,7 @@ class LightMeter:
         certain = ok & (dev < self._chroma_tol)
         # a pocket is as grey as a grey cloth: a pixel POCKET_DARK times darker than its
         # cell's cloth is not cloth (a pool table's corner cells read 99% low)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # cells with no cloth seen
-            typical = np.nanmedian(np.where(certain, lum, np.nan), axis=-1, keepdims=True)
+        typical = masked_percentile(lum, certain, 50.0)[..., None]
         certain &= ~(lum * POCKET_DARK < typical)
         q = self._quantiles(lum, certain)
         # A cell the gate leaves without enough cloth may be a dim one whose colour a code
@@ -262,12 +275,8 @@ class LightMeter:
     @staticmethod
     def _quantiles(lum: np.ndarray, cloth: np.ndarray) -> np.ndarray:
         """Each cell's CELL_QUANTILE of its cloth pixels; NaN with too few of them."""
-        m = lum.shape[-1]
-        enough = cloth.sum(axis=-1) >= max(5, m // 6)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # cells with no cloth seen
-            q = np.nanpercentile(np.where(cloth, lum, np.nan), CELL_QUANTILE, axis=-1)
-        return np.where(enough, q, np.nan)
+        enough = cloth.sum(axis=-1) >= max(5, lum.shape[-1] // 6)
+        return np.where(enough, masked_percentile(lum, cloth, CELL_QUANTILE), np.nan)
 
     def reference(self, frame: np.ndarray, lux: float, at: tuple[float, float] | None = None
                   ) -> float:

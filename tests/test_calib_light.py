@@ -77,7 +77,8 @@ def test_dim_corners_of_a_compressed_grey_cloth_are_measured():
     """Benchmark scene 117: a grey cloth through JPEG at quality 37. In the dim corners
     (codes near 62) a code or two of compression moves the colour 0.03 off the cloth's,
     twice the gate: the corners went unmeasured and the smooth surface, extrapolated
-    there, read 18-23% low. The gate now widens by what a code or two can do."""
+    there, read 18-23% low. In the cells it leaves unmeasured the gate now widens by
+    what a code or two can do."""
     calib, look, img, truth = bench_scene(117)
     assert not look.auto_exposure and look.jpeg_quality == 37 and look.cloth == "grey"
     rel = lux_errors(calib, look, img, truth, gamma=GAMMA)
