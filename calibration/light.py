@@ -156,7 +156,7 @@ def smooth_cells(vals: np.ndarray) -> np.ndarray:
     surface is the cloth, not the light: the weave, a worn patch, chalk, a ball's
     shadow, a hand, JPEG blocks. Cells within 6% of the surface once kept their own
     value: that was most of what was left over 10% (worn cloth at a spot read 10% high
-    beside a surface 4% off), and the median cell error of a scene was 1.5% where it is
+    beside a surface 4% off), and the median cell error of a scene was 1.4% where it is
     now 0.9% (the benchmark's 200 scenes, the camera's output curve given).
     Degree 6 was too stiff for three lamp pools along a 3.5 m table: it passed 8% under
     the middle one, where a reference reading then put every other cell 8% high
