@@ -13,7 +13,8 @@ with the discipline's opening balls on the table. Against the renderer's exact t
   accept is an ok that is wrong (>= 3 mm somewhere);
 * lux per grid cell against the renderer's lux map (every fourth scene has its
   lamps dimmed to 30-60% so that the under-520-lux flag is exercised), after one
-  lux-meter reading at the measurable cell nearest the centre (fixed-exposure
+  lux-meter reading at the measurable cell nearest the centre, the camera's output curve
+  and lens fall-off given as its photometric calibration (fixed-exposure
   scenes; auto-exposure scenes are counted apart), and whether the under-520-lux flag
   matches the truth;
 * time per frame.
@@ -38,6 +39,7 @@ from calibration.detect import CalibrationError  # noqa: E402
 from calibration.light import MIN_LUX  # noqa: E402
 from equipment import DISCIPLINES  # noqa: E402
 from equipment.files import atomic_write_text  # noqa: E402
+from simworld.render.renderer import GAMMA  # noqa: E402
 
 
 def scene(seed: int, max_tilt: float = 20.0):
@@ -97,7 +99,9 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None) 
     out["truth_under"] = bool(lux.min() < MIN_LUX)
     out["auto_exposure"] = bool(truth.auto_exposure)
     if calib.ok and not truth.auto_exposure:
-        meter = LightMeter(calib, vignette=float(look.vignette), cells=lux.shape)
+        # the camera's output curve and lens fall-off: its photometric calibration
+        meter = LightMeter(calib, vignette=float(look.vignette), cells=lux.shape,
+                           gamma=GAMMA)
         # one lux-meter reading, at the measurable cell nearest the centre
         vals = meter._cell_values(img)
         ii, jj = np.nonzero(np.isfinite(vals))

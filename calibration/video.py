@@ -106,8 +106,8 @@ def calibrate(source, table: str | None = None, corners=None, seconds: float = 3
 
 def video_events(path, calib: Calibration | None = None, table: str | None = None,
                  check_every_s: float = 1.0, meter: LightMeter | None = None,
-                 reference_lux: float | None = None, retry_every_s: float = 5.0
-                 ) -> list[Event]:
+                 reference_lux: float | None = None, retry_every_s: float = 5.0,
+                 gamma: float | None = None) -> list[Event]:
     """``calibration`` (ok / moved / lost / recalibrated) and ``light`` records.
 
     A calibration not trusted at the start (at the opening the balls hide the spots
@@ -117,7 +117,8 @@ def video_events(path, calib: Calibration | None = None, table: str | None = Non
     ``light`` records are written at the start and whenever the light changes (a lamp
     failing), with ``status: auto_exposure`` once the camera is seen to chase its own
     exposure. ``reference_lux`` (one lux-meter reading of the mean over the cloth,
-    taken at the start) gives the photometric scale when ``calib`` has none.
+    taken at the start) gives the photometric scale when ``calib`` has none; ``gamma``
+    the camera's output curve (:class:`LightMeter`) when ``meter`` is not given.
     """
     events: list[Event] = []
     fps = _fps(path)
@@ -126,7 +127,7 @@ def video_events(path, calib: Calibration | None = None, table: str | None = Non
     events.append(Event(0.0, "calibration", frame=0, extra={
         "status": "ok" if calib.ok else "lost",
         "quality_mm": calib.quality.get("predicted_max_error_mm")}))
-    meter = meter or LightMeter(calib)
+    meter = meter or LightMeter(calib, gamma=gamma)
     said_ae = False
     last_try = 0.0
     for t, k, frame in read_frames(path, step_s=check_every_s):
@@ -136,7 +137,7 @@ def video_events(path, calib: Calibration | None = None, table: str | None = Non
             if better is not None:
                 calib = better
                 meter = LightMeter(calib, meter.lux_per_unit, meter.vignette,
-                                   auto_exposure=meter.auto_exposure)
+                                   auto_exposure=meter.auto_exposure, gamma=meter.gamma)
                 events.append(Event(t, "calibration", frame=k, extra={
                     "status": "recalibrated",
                     "quality_mm": calib.quality.get("predicted_max_error_mm")}))
@@ -150,7 +151,7 @@ def video_events(path, calib: Calibration | None = None, table: str | None = Non
             if new is not None:
                 calib = new
                 meter = LightMeter(calib, meter.lux_per_unit, meter.vignette,
-                                   auto_exposure=meter.auto_exposure)
+                                   auto_exposure=meter.auto_exposure, gamma=meter.gamma)
                 events.append(Event(t, "calibration", frame=k,
                                     extra={"status": "recalibrated"}))
             continue

@@ -49,10 +49,12 @@ def referee_video(video: str | os.PathLike, game: str, outdir: str | os.PathLike
                   events: str | os.PathLike, table: str | None = None,
                   match: dict[str, Any] | None = None, lux: float | None = None,
                   check_every_s: float = 1.0, camera_height: float | None = None,
+                  gamma: float | None = None,
                   progress: Callable[[str], None] | None = None) -> RefereeResult:
     """Referee ``video`` as ``game``; write calib.json, calib.png, events.jsonl and
     calls.jsonl into ``outdir``. ``camera_height``: the lens's height above the cloth
-    (mm), measured at installation. ``lux`` is one lux-meter reading of the mean over the
+    (mm), measured at installation; ``gamma``: the camera's output curve (power law; None:
+    sRGB). ``lux`` is one lux-meter reading of the mean over the
     cloth at the start (the photometric calibration of a fixed-exposure camera)."""
     rules = get_game(game)  # unknown game: fails before any work
     src = Path(video)
@@ -86,7 +88,7 @@ def referee_video(video: str | os.PathLike, game: str, outdir: str | os.PathLike
          f"{'trusted' if calib.ok else 'NOT trusted'}")
 
     _say(progress, "checking the calibration and metering the light over the video ...")
-    meter = LightMeter(calib)
+    meter = LightMeter(calib, gamma=gamma)
     observations = video_events(src, calib, check_every_s=check_every_s, meter=meter,
                                 reference_lux=lux)
     _say(progress, f"  {len(observations)} calibration/light records")

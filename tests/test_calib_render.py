@@ -14,6 +14,7 @@ render = pytest.importorskip("simworld.render")
 from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
 from equipment import get_discipline  # noqa: E402
+from simworld.render.renderer import GAMMA  # noqa: E402
 
 
 def grid_truth(table, cam):
@@ -57,7 +58,7 @@ def test_rendered_lux_within_10_percent(discipline, centre):
     calib = calibrate_image(img, strict=False)
     assert calib.ok, calib.quality["reasons"]
     lux = np.asarray(truth.lux, float)
-    meter = LightMeter(calib, vignette=float(look.vignette), cells=lux.shape)
+    meter = LightMeter(calib, vignette=float(look.vignette), cells=lux.shape, gamma=GAMMA)
     # one lux-meter reading near the middle of the cloth, then every cell
     i, j = lux.shape[0] // 2 - (0 if centre else 3), lux.shape[1] // 2
     meter.reference(img, float(lux[i, j]), at=(truth.lux_x[i], truth.lux_y[j]))
@@ -84,7 +85,7 @@ def test_lamp_failure_sample_video_events():
     if truth["look"].get("auto_exposure") or len(truth["lux"]) < 2:
         pytest.skip("the sample clip is not a fixed-exposure lamp failure")
     before, after = truth["lux"][0], truth["lux"][1]
-    events = video_events(clip, reference_lux=float(np.mean(before["lux"])))
+    events = video_events(clip, reference_lux=float(np.mean(before["lux"])), gamma=GAMMA)
     assert events[0].type == "calibration" and events[0].extra["status"] == "ok"
     light = [e for e in events if e.type == "light"]
     assert all(e.extra.get("status") != "auto_exposure" for e in light)
@@ -146,7 +147,7 @@ def test_clipping_camera_gives_no_lux_where_it_clips():
     assert not look.auto_exposure
     calib = calibrate_image(img)
     lux = np.asarray(truth.lux, float)
-    meter = LightMeter(calib, vignette=float(look.vignette), cells=lux.shape)
+    meter = LightMeter(calib, vignette=float(look.vignette), cells=lux.shape, gamma=GAMMA)
     i, j = 1, 1  # a lux-meter reading near the head-left corner, out of the glare
     meter.reference(img, float(lux[i, j]), at=(truth.lux_x[i], truth.lux_y[j]))
     reading = meter.measure(img)

@@ -28,6 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lux", type=float, metavar="LUX",
                    help="one lux-meter reading (mean over the cloth) taken with this frame: "
                         "calibrates the light meter (fixed-exposure cameras only)")
+    p.add_argument("--gamma", type=float, metavar="G",
+                   help="the camera's output curve, code = linear ** (1/G), for the light "
+                        "meter (default: the sRGB curve; cueref's rendered clips: 2.2)")
     p.add_argument("--vignette", type=float, default=0.0, metavar="V",
                    help="the lens's known brightness fall-off at the frame corners (0-0.6)")
     p.add_argument("--camera-height", type=float, metavar="MM",
@@ -45,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
     from calibration import CalibrationError, LightMeter, calibrate, draw_debug, read_frames
     from calibration.manual import parse_corners
+    from cueref.commands.referee import _gamma
     from equipment.files import atomic_path, check_writable
     from equipment.tables import get_table
 
@@ -56,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     corners = parse_corners(args.corners) if args.corners else None
     if args.lux is not None and not args.lux > 0:
         raise ValueError(f"--lux must be a positive reading in lux; got {args.lux}")
+    _gamma(args.gamma)
     if not 0.0 <= args.vignette <= 0.6:
         raise ValueError(f"--vignette must be within 0-0.6; got {args.vignette}")
     height = {}
@@ -76,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         raise CalibrationError("calibration not trusted: "
                                + "; ".join(calib.quality.get("reasons", [])))
     light = ""
-    meter = LightMeter(calib, vignette=args.vignette)
+    meter = LightMeter(calib, vignette=args.vignette, gamma=_gamma(args.gamma))
     if args.lux is not None:
         meter.reference(frame, args.lux)
         r = meter.measure(frame)

@@ -29,6 +29,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--camera-height", type=float, metavar="MM",
                    help="the lens's height above the cloth, measured at installation "
                         "(helps a near-vertical camera; see `cueref calibrate`)")
+    p.add_argument("--gamma", type=float, metavar="G",
+                   help="the camera's output curve, code = linear ** (1/G), for the light "
+                        "meter (default: the sRGB curve; cueref's rendered clips: 2.2)")
     p.add_argument("--lux", type=float, metavar="LUX",
                    help="a lux-meter reading of the mean over the cloth at the start "
                         "(photometric calibration of a fixed-exposure camera)")
@@ -43,6 +46,13 @@ def run(args: argparse.Namespace) -> int:
     result = referee_video(args.video, args.game, args.outdir, args.events,
                            table=args.table, match=load_settings(args.match),
                            lux=args.lux, camera_height=args.camera_height,
+                           gamma=_gamma(args.gamma),
                            progress=lambda m: print(m, file=sys.stderr, flush=True))
     print_report(result)
     return 0
+
+
+def _gamma(g: float | None) -> float | None:
+    if g is not None and not 1.0 <= g <= 3.0:
+        raise ValueError(f"--gamma must be a power between 1 and 3 (2.2 is usual); got {g}")
+    return g

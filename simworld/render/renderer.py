@@ -2,7 +2,7 @@
 
 The light is linear radiance all the way to the sensor: a pixel's linear value is
 ``sensitivity * exposure * gain * vignette * albedo * lux`` (1.0 clips), then shot and
-read noise in electrons, then the sRGB curve to 8 bits. With a fixed exposure the
+read noise in electrons, then a 2.2 power curve (:data:`GAMMA`) to 8 bits. With a fixed exposure the
 brightness of a known cloth therefore measures lux; with auto exposure it does not.
 """
 
