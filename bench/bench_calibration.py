@@ -143,12 +143,14 @@ def summarise(rows: list[dict], label: str = "") -> str:
     flag_fp = sum(1 for r in lux_rows if not r["truth_under"] and r["flagged"])
     tilt = max(r.get("max_tilt", 20.0) for r in rows)
     tilt_arg = "" if tilt == 20.0 else f" --max-tilt {tilt:g}"
+    sds = {r["height_given"][1] for r in rows if r.get("height_given")}
+    if sds:
+        tilt_arg += f" --camera-height-sd {max(sds):g}"
     lines = [
-        "# Calibration benchmark",
+        "# Calibration benchmark" + (" (camera height given)" if sds else ""),
         "",
-        f"`python bench/bench_calibration.py --n {n}{tilt_arg}` (run here as two halves in "
-        "parallel and "
-        f"merged with `--summarise`) — {n} rendered scenes (simworld.render:"
+        f"`python bench/bench_calibration.py --n {n}{tilt_arg}` — {n} rendered scenes "
+        "(simworld.render:"
         f" random camera up to {tilt:g} deg tilt, yaw,"
         " roll, focal length, k1/k2/p1/p2, 1280x720 or"
         " 1920x1080; random look: cloth, lamps and failures, noise, vignetting, players,"
