@@ -6,8 +6,8 @@ camera's output curve: sRGB, or the power law ``gamma`` the camera states) is
 reading at calibration time (or the camera's known settings) fixes ``k * albedo`` and
 every cloth pixel becomes a lux reading. Balls, pins, hands and specular spots are not
 cloth-coloured and are left out; worn (lighter) cloth is left out by taking the darker
-quarter of each cell. Rule 9 of 000 ("Tavolo") asks for at least 520 lux over the
-whole surface.
+quarter of each cell; a player's shadow, cloth-coloured, by what stands beside it.
+Rule 9 of 000 ("Tavolo") asks for at least 520 lux over the whole surface.
 
 With auto exposure the camera rescales every frame to a target brightness: the
 overall level then says nothing about lux. A lamp failing changes the *shape* of the
@@ -32,6 +32,8 @@ POCKET_DARK = 2.7  # e: more than this much darker than the cloth is not cloth (
 CODE_ERROR = 2.0  # 8-bit codes a flat colour may be off by: quantisation and compression
 CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
 SATURATED = 0.05  # share of clipped pixels over which a cell cannot be measured
+OCCLUDED = 0.25  # share of a cell's pixels not cloth over which something stands over it
+SHADOW_DEPTH = 0.10  # how far below the light around it a cell beside an occluder is shadow
 
 
 def srgb_to_linear(v: np.ndarray) -> np.ndarray:
@@ -148,6 +150,26 @@ def _surface_basis(nx: int, ny: int, degree: int) -> np.ndarray:
     return B
 
 
+def _bending_rows(unseen: np.ndarray) -> np.ndarray:
+    """Third differences along and across the cell grid, each one that touches an
+    unseen cell: over a hole in what was seen the surface goes on bending as it came,
+    not as the polynomial's free terms fall (the corner under the lamp-failure clip's
+    sleeve, four cells past the last one seen, read 36% low or 88% high; second
+    differences, a straight continuation, read it 23% high where the light falls off
+    toward the corner). Where every cell is seen there are none."""
+    nx, ny = unseen.shape
+    idx = np.arange(nx * ny).reshape(nx, ny)
+    u = unseen.ravel()
+    rows = []
+    for run in ([idx[k:nx - 3 + k] for k in range(4)], [idx[:, k:ny - 3 + k] for k in range(4)]):
+        run = np.stack([r.ravel() for r in run], axis=1)  # four cells in a row
+        run = run[u[run].any(axis=1)]
+        r = np.zeros((len(run), nx * ny))
+        np.put_along_axis(r, run, np.array([1.0, -3.0, 3.0, -1.0]), axis=1)
+        rows.append(r)
+    return np.vstack(rows)
+
+
 def smooth_cells(vals: np.ndarray) -> np.ndarray:
     """Lamps light the cloth smoothly: a robust smooth surface (a polynomial in log lux,
     degree 10 along the table and 4 across; degree 6 along when too few cells are seen
@@ -173,9 +195,12 @@ def smooth_cells(vals: np.ndarray) -> np.ndarray:
                 return vals
             continue
         lo, hi = float(y[ok].min()), float(y[ok].max())
+        bend = _bending_rows(~ok.reshape(nx, ny)) @ B  # over the unseen cells
         w = ok.astype(float)
         for _ in range(6):  # iteratively reweighted: cells far from the surface count less
-            coef, *_ = np.linalg.lstsq(B[ok] * w[ok, None], y[ok] * w[ok], rcond=None)
+            coef, *_ = np.linalg.lstsq(np.vstack([B[ok] * w[ok, None], bend]),
+                                       np.concatenate([y[ok] * w[ok], np.zeros(len(bend))]),
+                                       rcond=None)
             r = np.where(ok, y - B @ coef, 0.0)
             w = np.where(ok, 1.0 / np.maximum(1.0, np.abs(r) / 0.03), 0.0)
         fit = B @ coef
@@ -184,6 +209,26 @@ def smooth_cells(vals: np.ndarray) -> np.ndarray:
         if degree == 6 or (fit.min() > lo - 0.15 and fit.max() < hi + 0.15):
             break
     return np.exp(fit).reshape(nx, ny)
+
+
+def shadowed_cells(vals: np.ndarray, occluded: np.ndarray) -> np.ndarray:
+    """Cells in the shadow of something over the cloth (a player's arm, body or cue): the
+    cells beside an ``occluded`` one that read more than SHADOW_DEPTH below the smooth
+    light of the cells away from any. A shadow is cloth-coloured, only darker, so the
+    gate keeps it, and the robust surface followed it into the lamp-failure clip's
+    corner under the sleeve (114 lux read for 941): a corner cell constrains a surface
+    of degree 10 almost alone. Only darker counts, and a failing lamp dims a pool a
+    metre wide, past an arm's neighbours: the cells away from it carry the failure.
+    Occluders are looked for off the border row, whose cells a cushion's nose or a
+    pocket hides in part from a tilted camera; an arm reaching in crosses it."""
+    over = np.zeros(vals.shape, bool)
+    over[1:-1, 1:-1] = occluded[1:-1, 1:-1]
+    if not over.any():
+        return np.zeros(vals.shape, bool)
+    near = cv2.dilate(over.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    light = smooth_cells(np.where(near, np.nan, vals))
+    with np.errstate(invalid="ignore"):
+        return near & (vals < (1.0 - SHADOW_DEPTH) * light)
 
 
 class LightMeter:
@@ -253,7 +298,14 @@ class LightMeter:
         # a pocket is as grey as a grey cloth: a pixel POCKET_DARK times darker than its
         # cell's cloth is not cloth (a pool table's corner cells read 99% low)
         typical = masked_percentile(lum, certain, 50.0)[..., None]
-        certain &= ~(lum * POCKET_DARK < typical)
+        pocket_dark = lum * POCKET_DARK < typical
+        certain &= ~pocket_dark
+        # what stands over the cloth (an arm, a cue, a ball): a share of a cell's pixels
+        # that no code or two of compression could have made of the cloth's colour, or
+        # far darker than it (a dim grey cloth through JPEG fails the strict gate alone)
+        code_tol = np.hypot(self._chroma_tol, chroma_uncertainty(bgr, lin, self.gamma))
+        foreign = ok & ((dev >= code_tol) | pocket_dark)
+        occluded = foreign.sum(axis=-1) > OCCLUDED * np.maximum(ok.sum(axis=-1), 1)
         q = self._quantiles(lum, certain)
         # A cell the gate leaves without enough cloth may be a dim one whose colour a code
         # or two of compression moved (a grey cloth's corners through JPEG): there the
@@ -264,12 +316,12 @@ class LightMeter:
         # the gate let a sleeve's shadowed edge into the lamp-failure clip's corner).
         unseen = ~np.isfinite(q) & ok.any(axis=-1)
         if unseen.any():
-            widened = unseen[..., None] & ok & (dev < np.hypot(
-                self._chroma_tol, chroma_uncertainty(bgr, lin, self.gamma)))
+            widened = unseen[..., None] & ok & (dev < code_tol)
             expected = smooth_cells(np.where(saturated, np.nan, q))[..., None]
             q = np.where(unseen, self._quantiles(
                 lum, certain | (widened & (lum * POCKET_DARK >= expected))), q)
-        cells = smooth_cells(np.where(saturated, np.nan, q))
+        q = np.where(saturated, np.nan, q)
+        cells = smooth_cells(np.where(shadowed_cells(q, occluded), np.nan, q))
         return np.where(saturated, np.nan, cells)
 
     @staticmethod
