@@ -226,9 +226,16 @@ def shadowed_cells(vals: np.ndarray, occluded: np.ndarray) -> np.ndarray:
     if not over.any():
         return np.zeros(vals.shape, bool)
     near = cv2.dilate(over.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-    light = smooth_cells(np.where(near, np.nan, vals))
-    with np.errstate(invalid="ignore"):
-        return near & (vals < (1.0 - SHADOW_DEPTH) * light)
+    shadow = near
+    for _ in range(4):  # then against the light of every cell kept: a clean corner, only
+        # extrapolated to at first, comes back in
+        light = smooth_cells(np.where(shadow, np.nan, vals))
+        with np.errstate(invalid="ignore"):
+            again = near & (vals < (1.0 - SHADOW_DEPTH) * light)
+        if (again == shadow).all():
+            break
+        shadow = again
+    return shadow
 
 
 class LightMeter:

@@ -13,7 +13,7 @@ import pytest
 render = pytest.importorskip("simworld.render")
 
 from calibration import Calibration, CameraModel, LightMeter  # noqa: E402
-from calibration.light import linear_light  # noqa: E402
+from calibration.light import linear_light, shadowed_cells, smooth_cells  # noqa: E402
 from equipment import DISCIPLINES  # noqa: E402
 from simworld.render.renderer import GAMMA  # noqa: E402
 
@@ -94,3 +94,39 @@ def test_worn_cloth_takes_the_smooth_surface():
     rel = lux_errors(calib, look, img, truth, gamma=GAMMA)
     assert np.isfinite(rel).mean() > 0.8
     assert np.nanmax(np.abs(rel)) < 0.10, np.nanmax(np.abs(rel))
+
+
+def lamp_light(lamps: list[tuple[float, float]], nx: int = 20, ny: int = 10) -> np.ndarray:
+    """Lux over a carom table's 20 x 10 cells under lamps 1 m up on its long axis, each
+    ``(x mm, power)`` (inverse square and cosine law), and 60 lux of ambient light."""
+    length, width, height = 2840.0, 1420.0, 1000.0
+    gx, gy = np.meshgrid((np.arange(nx) + 0.5) * length / nx,
+                         (np.arange(ny) + 0.5) * width / ny, indexing="ij")
+    lux = np.full((nx, ny), 60.0)
+    for x, power in lamps:
+        lux += power * 1e9 * height / ((gx - x) ** 2 + (gy - width / 2) ** 2 + height ** 2) ** 1.5
+    return lux
+
+
+@pytest.mark.parametrize("power", [1.6, 0.35])  # the lamp over the corner: on, failing
+@pytest.mark.parametrize("shadowed", [True, False])
+def test_a_players_shadow_is_left_out_and_a_dim_corner_is_not(power, shadowed):
+    """The lamp-failure clip at its start: a sleeve reaching in over a corner, its
+    shadow on the cells beside it (12-87% of the light). The robust surface followed
+    the shadow into the corner (114 lux read for 941). Without a shadow the same cells
+    under the same arm, lit or dimmed by a failing lamp, keep their readings."""
+    truth = lamp_light([(710.0, power), (2130.0, 1.6)])
+    arm = np.zeros(truth.shape, bool)
+    for cell in [(0, 9), (1, 8), (1, 7), (2, 7), (2, 6), (3, 6)]:
+        arm[cell] = True
+    shade = np.ones(truth.shape)
+    if shadowed:
+        for cell, f in {(0, 9): 0.12, (1, 8): 0.37, (0, 8): 0.78, (0, 7): 0.87, (1, 7): 0.8,
+                        (2, 7): 0.66, (2, 6): 0.85, (3, 6): 0.85, (4, 6): 0.8}.items():
+            shade[cell] = f
+    seen = truth * shade * np.random.default_rng(0).normal(1.0, 0.015, truth.shape)
+    assert smooth_cells(seen).min() < 0.85 * truth.min() or not shadowed  # the cause
+    shadow = shadowed_cells(seen, arm)
+    assert shadow[shade < 0.5].all() and not shadow[shade == 1.0].any()
+    got = smooth_cells(np.where(shadow, np.nan, seen))
+    assert np.abs(got / truth - 1.0).max() < 0.05
