@@ -310,7 +310,10 @@ class LightMeter:
         # what stands over the cloth (an arm, a cue, a ball): a share of a cell's pixels
         # that no code or two of compression could have made of the cloth's colour, or
         # far darker than it (a dim grey cloth through JPEG fails the strict gate alone)
-        code_tol = np.hypot(self._chroma_tol, chroma_uncertainty(bgr, lin, self.gamma))
+        code_tol = np.full(dev.shape, self._chroma_tol)
+        doubtful = ok & (dev >= self._chroma_tol)  # only these can it matter for
+        code_tol[doubtful] = np.hypot(self._chroma_tol, chroma_uncertainty(
+            bgr[doubtful], lin[doubtful], self.gamma))
         foreign = ok & ((dev >= code_tol) | pocket_dark)
         occluded = foreign.sum(axis=-1) > OCCLUDED * np.maximum(ok.sum(axis=-1), 1)
         q = self._quantiles(lum, certain)
