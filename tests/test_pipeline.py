@@ -12,6 +12,7 @@ import pytest
 from adjudicate import ShotCall, Warning, adjudicate_stream, get_game
 from cueref.cli import main
 from cueref.pipeline import merge_events, referee_video
+from simworld.render.renderer import GAMMA
 from tracking.events import Event, read_events
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_videos"
@@ -24,7 +25,8 @@ def run(tmp_path_factory):
     start_mean = truth["lux"][0]["mean_lux"]  # the one lux-meter reading, at calibration
     out = tmp_path_factory.mktemp("referee")
     result = referee_video(CLIP.with_suffix(".mp4"), "three_cushion", out / "run",
-                           CLIP.with_suffix(".events.jsonl"), lux=start_mean)
+                           CLIP.with_suffix(".events.jsonl"), lux=start_mean,
+                           gamma=GAMMA)  # the renderer's output curve, as README says
     return truth, result
 
 
