@@ -38,9 +38,9 @@ MAX_EDGE_POINTS = 30  # per cloth side, evenly spread
 CAMERA_HEIGHT_SD_MM = 50.0  # tape from cloth to lens; the optical centre is inside [assumed]
 NEAR_VERTICAL_DEG = 8.0  # below this tilt the height shows only as rail parallax
 HEIGHT_DISAGREES_SIGMA = 4.0  # fitted height this many sigmas off the measured: distrust
-# a geometry whose diamonds fit the rail-plane model this many times worse than the
-# best one's (and worse than PRUNE_RMS_PX) is not worth a camera fit (benchmark: the
-# right geometry 0.1-0.4 px, the others 1.4-2.5 px)
+# a geometry whose diamonds fit the rail-plane model this many times worse than
+# another's that found as many (and worse than PRUNE_RMS_PX) is not worth a camera fit
+# (benchmark: the right geometry 0.1-0.4 px, the others 1.4-2.5 px)
 PRUNE_RMS_RATIO = 3.0
 PRUNE_RMS_PX = 0.8
 
@@ -943,16 +943,15 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
         if search is not None:
             searches[rep] = search
     # the geometries share their proportions but not their diamonds' exact places: one
-    # whose diamonds sit a few times worse than the best one's is not fitted at all
-    finite = {r: sr for r, sr in searches.items() if np.isfinite(sr.rms_px)}
-    best_rep_quick = min(finite, key=lambda r: finite[r].rms_px) if finite else None
-    best_rms = finite[best_rep_quick].rms_px if finite else float("nan")
+    # whose diamonds sit a few times worse than another's, which found as many, is not
+    # fitted at all
+    finite = [sr for sr in searches.values() if np.isfinite(sr.rms_px)]
     attempts: dict[str, Attempt] = {}
     for rep, search in searches.items():
         given = table is not None and group_of[table] == rep
-        if (np.isfinite(best_rms) and search.rms_px > max(PRUNE_RMS_RATIO * best_rms,
-                                                          PRUNE_RMS_PX) and not given
-                and len(search.found) <= len(searches[best_rep_quick].found)):
+        if not given and any(search.rms_px > max(PRUNE_RMS_RATIO * o.rms_px, PRUNE_RMS_PX)
+                             and len(search.found) <= len(o.found)
+                             for o in finite if o is not search):
             continue
         try:
             attempts[rep] = _try_profile(region, TABLES[rep], size, search)
