@@ -26,7 +26,6 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -37,34 +36,15 @@ from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
 from calibration.light import MIN_LUX  # noqa: E402
-from equipment import DISCIPLINES  # noqa: E402
 from equipment.files import atomic_write_text  # noqa: E402
+from simworld.render import calibration_scene  # noqa: E402
 from simworld.render.renderer import GAMMA  # noqa: E402
-
-
-def scene(seed: int, max_tilt: float = 20.0):
-    from simworld.render import random_camera, random_look, render_still
-    names = sorted(DISCIPLINES)
-    disc = DISCIPLINES[names[seed % len(names)]]
-    rng = np.random.default_rng([seed, 77])
-    size = [(1280, 720), (1920, 1080)][int(rng.integers(2))]
-    cam = random_camera(disc.table, rng, size=size, max_tilt_deg=max_tilt)
-    look = random_look(seed)
-    if seed % 4 == 3:  # a dim hall: lamps at 30-60% so that part of the cloth is < 520 lux
-        k = float(rng.uniform(0.3, 0.6))
-        look = replace(look, lamps=tuple(replace(lp, intensity=lp.intensity * k)
-                                         for lp in look.lamps))
-    layout = {}
-    for oid, (x, y) in disc.opening:
-        layout[oid] = (x, y)
-    img, truth = render_still(disc, layout, camera=cam, look=look, seed=seed)
-    return disc, cam, look, img, truth
 
 
 def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None) -> dict:
     """One scene's row. ``height_sd``: the camera height is given to the calibration
     as an installer would measure it, off the truth by a normal draw of this sigma."""
-    disc, cam, look, img, truth = scene(seed, max_tilt)
+    disc, cam, look, img, truth = calibration_scene(seed, max_tilt)
     table = disc.table
     out = {"seed": seed, "max_tilt": max_tilt, "discipline": disc.name, "table": table.name,
            "size": list(cam.size), "tilt": None, "occluders": list(truth.occluders)}

@@ -223,16 +223,11 @@ class _Problem:
         rl = ((q[:, nd + ns + ne:] - self.l_a[None]) * self.l_n[None]).sum(axis=-1)
         return rd, rs, re, rl
 
-    def parts_batch(self, P: np.ndarray):
-        return self.all_parts(P)[:3]
-
-    def line_residuals(self, P: np.ndarray) -> np.ndarray:
-        """Distance (mm) of each chalk-line point from its line, (M, N)."""
-        return self.all_parts(P)[3]
-
-    def parts(self, p: np.ndarray):
-        rd, rs, re = self.parts_batch(np.asarray(p, float)[None])
-        return rd[0], rs[0], re[0]
+    def parts(self, p: np.ndarray, lines: bool = False):
+        """Residuals of one parameter vector: diamonds, spots, edges (and, with
+        ``lines``, the chalk-line points' distances from their lines)."""
+        out = tuple(r[0] for r in self.all_parts(np.asarray(p, float)[None]))
+        return out if lines else out[:3]
 
     def batch(self, P: np.ndarray) -> np.ndarray:
         rd, rs, re, rl = self.all_parts(P)
@@ -305,14 +300,13 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
                             x_scale="jac", max_nfev=max_nfev)
         p_full[act] = res.x
         res.x = p_full.copy()
-        rd, rs, re = prob.parts(res.x)
+        rd, rs, re, rl = prob.parts(res.x, lines=True)
         dn = np.linalg.norm(rd, axis=1) if len(rd) else np.zeros(0)
         sn = np.linalg.norm(rs, axis=1) if len(rs) else np.zeros(0)
         bad_d = [prob.d_idx[i] for i in np.nonzero(dn > 2.5)[0]]
         bad_s = [prob.s_names[i] for i in np.nonzero(sn > 3.0)[0]]
         keep_e = np.abs(re) < max(4.0, 3.0 * 1.4826 * np.median(np.abs(re))) \
             if len(re) else np.zeros(0, bool)
-        rl = prob.line_residuals(res.x[None])[0]
         keep_l = np.abs(rl) < max(2.5, 3.0 * 1.4826 * np.median(np.abs(rl))) \
             if len(rl) else np.zeros(0, bool)
         if not bad_d and not bad_s and (len(re) == 0 or keep_e.all()) and keep_l.all():
@@ -358,8 +352,7 @@ def _normalised_weights(prob: _Problem, x: np.ndarray, ppm: float
     tenth of a millimetre while the cloth edges scatter over a millimetre or more, and a
     pooled variance would make the diamonds look ten times noisier than they are.
     """
-    rd, rs, re = prob.parts(x)
-    rl = prob.line_residuals(x[None])[0]
+    rd, rs, re, rl = prob.parts(x, lines=True)
     n_lines = len(np.unique(np.round(np.column_stack(
         [prob.l_n, (prob.l_a * prob.l_n).sum(axis=1) / 5.0]), 1), axis=0)) if len(rl) else 0
     n_sides = len(np.unique(prob.e_side)) if len(re) else 0
@@ -1112,8 +1105,9 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
         reasons.append(f"predicted error {pred:.1f} mm > {MAX_PREDICTED_MM} mm{hint}")
     fitted_height = float(camera_heights(res.x[None])[0])
     if camera_height is not None:
-        if disagreement is None or disagreement > HEIGHT_DISAGREES_SIGMA:
-            disagreement = float("inf") if disagreement is None else disagreement
+        if disagreement is None:  # the fit with the measurement failed
+            disagreement = float("inf")
+        if disagreement > HEIGHT_DISAGREES_SIGMA:
             reasons.append(f"the measured camera height ({camera_height[0]:.0f} +- "
                            f"{camera_height[1]:.0f} mm) disagrees with the image by "
                            f"{disagreement:.1f} sigma (a wrong measurement or table "

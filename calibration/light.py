@@ -28,7 +28,7 @@ MIN_LUX = 520.0  # [000 Tavolo 9]
 CELLS = (20, 10)  # along x, along y
 CELL_QUANTILE = 25  # percentile of cloth pixels in a cell: worn (lighter) cloth sits above it
 CHROMA_TOL = 0.015  # floor of the cloth-chromaticity gate (linear light)
-POCKET_DARK = 2.7  # e: more than this much darker than the cloth is not cloth (as in detect)
+POCKET_DARK = 2.7  # e: more than this much darker than the cloth is not cloth
 CODE_ERROR = 2.0  # 8-bit codes a flat colour may be off by: quantisation and compression
 CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
 SATURATED = 0.05  # share of clipped pixels over which a cell cannot be measured
@@ -257,6 +257,12 @@ class LightMeter:
         self._chroma: np.ndarray | None = None  # the cloth's linear-light chromaticity
         self._levels: list[float] = []
         self._build_sampling()
+
+    def for_calibration(self, calib: Calibration) -> LightMeter:
+        """The same camera's meter (its photometric scale, lens fall-off, output curve,
+        exposure mode and grid) on a new calibration: the camera moved, not its light."""
+        return LightMeter(calib, self.lux_per_unit, self.vignette, self.cells,
+                          auto_exposure=self.auto_exposure, gamma=self.gamma)
 
     def _build_sampling(self) -> None:
         """For every cell, the pixels of its central part (cloth plane)."""

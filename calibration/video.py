@@ -135,9 +135,7 @@ def video_events(path, calib: Calibration | None = None, table: str | None = Non
             last_try = t
             better = _recalibrate(frame, calib)
             if better is not None:
-                calib = better
-                meter = LightMeter(calib, meter.lux_per_unit, meter.vignette,
-                                   auto_exposure=meter.auto_exposure, gamma=meter.gamma)
+                calib, meter = better, meter.for_calibration(better)
                 events.append(Event(t, "calibration", frame=k, extra={
                     "status": "recalibrated",
                     "quality_mm": calib.quality.get("predicted_max_error_mm")}))
@@ -149,9 +147,7 @@ def video_events(path, calib: Calibration | None = None, table: str | None = Non
                                        else round(res.shift_mm, 2)}))
             new = _recalibrate(frame, calib)
             if new is not None:
-                calib = new
-                meter = LightMeter(calib, meter.lux_per_unit, meter.vignette,
-                                   auto_exposure=meter.auto_exposure, gamma=meter.gamma)
+                calib, meter = new, meter.for_calibration(new)
                 events.append(Event(t, "calibration", frame=k,
                                     extra={"status": "recalibrated"}))
             continue

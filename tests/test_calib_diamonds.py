@@ -1,24 +1,17 @@
 """The diamond search (calibration/diamonds.py) against the renderer's exact truth.
 
 Every expected place is the renderer's own: ``Camera.project`` of ``Table.diamonds`` at
-the rail-top height. The scenes are benchmark scenes (bench/bench_calibration.py) in
+the rail-top height. The scenes are benchmark scenes (``render.calibration_scene``) in
 which the search once failed, each for the reason its test names.
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
 render = pytest.importorskip("simworld.render")
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
-from bench_calibration import scene  # noqa: E402
 
 from calibration import diamonds as dmod  # noqa: E402
 from calibration.detect import find_cloth  # noqa: E402
@@ -39,7 +32,7 @@ def geometry_of(table_name: str) -> str:
 def search(seed: int, geometry: str | None = None):
     """Render benchmark scene ``seed`` and look for the diamonds of ``geometry`` (the
     scene's own by default): (search result, true diamond px, frame size, disc)."""
-    disc, cam, _, img, _ = scene(seed)
+    disc, cam, _, img, _ = render.calibration_scene(seed)
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     quad = find_cloth(img).quad
     table = TABLES[geometry or geometry_of(disc.table.name)]
@@ -83,7 +76,7 @@ def test_small_search_radius_still_finds_the_diamonds_seed_0():
     """American pyramid, 1920 px. The camera fit asks for each diamond within 12 mm of
     where it predicts it; the stand-out test used to look only that far, where a window
     holds little but the diamond itself, and found 1 of 17."""
-    disc, cam, _, img, _ = scene(0)
+    disc, cam, _, img, _ = render.calibration_scene(0)
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     truth = true_diamonds(disc.table, cam)
     ppm = np.linalg.norm(truth[1] - truth[0]) / np.linalg.norm(

@@ -14,7 +14,6 @@ render = pytest.importorskip("simworld.render")
 
 from calibration import Calibration, CameraModel, LightMeter  # noqa: E402
 from calibration.light import linear_light, shadowed_cells, smooth_cells  # noqa: E402
-from equipment import DISCIPLINES  # noqa: E402
 from simworld.render.renderer import GAMMA  # noqa: E402
 
 
@@ -22,14 +21,7 @@ def bench_scene(seed: int):
     """The benchmark's scene ``seed`` (bench/bench_calibration.py, not a dimmed one),
     with the true camera: these tests are about the light, not the pose."""
     assert seed % 4 != 3
-    names = sorted(DISCIPLINES)
-    disc = DISCIPLINES[names[seed % len(names)]]
-    rng = np.random.default_rng([seed, 77])
-    size = [(1280, 720), (1920, 1080)][int(rng.integers(2))]
-    cam = render.random_camera(disc.table, rng, size=size, max_tilt_deg=20.0)
-    look = render.random_look(seed)
-    img, truth = render.render_still(disc, dict(disc.opening), camera=cam, look=look,
-                                     seed=seed)
+    disc, cam, look, img, truth = render.calibration_scene(seed)
     camera = CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size)
     return Calibration(disc.table.name, camera), look, img, truth
 

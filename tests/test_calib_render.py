@@ -110,7 +110,7 @@ def test_near_vertical_pyramid_seed_130_within_3mm_or_refused():
     """The benchmark's scene 130 (American pyramid, camera 1 deg off vertical): a
     cushion edge mistaken on one side once bent the pose to a 3.7 mm error while the
     self-check predicted 1.5 mm. Whatever the fit does, it must be right or say no."""
-    disc, cam, _, img, _ = bench_scene(130)
+    disc, cam, _, img, _ = render.calibration_scene(130)
     try:
         calib = calibrate_image(img)
     except CalibrationError:
@@ -122,28 +122,11 @@ def test_near_vertical_pyramid_seed_130_within_3mm_or_refused():
     assert err.max() < 2.0 * calib.quality["predicted_max_error_mm"] + 0.5
 
 
-def bench_scene(seed: int):
-    """The benchmark's scene ``seed`` (bench/bench_calibration.py draws it the same way;
-    seeds with ``seed % 4 == 3``, dimmed there, are not reproduced here)."""
-    from equipment import DISCIPLINES
-
-    assert seed % 4 != 3
-    names = sorted(DISCIPLINES)
-    disc = DISCIPLINES[names[seed % len(names)]]
-    rng = np.random.default_rng([seed, 77])
-    size = [(1280, 720), (1920, 1080)][int(rng.integers(2))]
-    cam = render.random_camera(disc.table, rng, size=size, max_tilt_deg=20.0)
-    look = render.random_look(seed)
-    img, truth = render.render_still(disc, dict(disc.opening), camera=cam, look=look,
-                                     seed=seed)
-    return disc, cam, look, img, truth
-
-
 def test_clipping_camera_gives_no_lux_where_it_clips():
     """Benchmark scene 89: the exposure clips the blue cloth over the middle of the
     table. Cells that clip in part once read up to 40% low; they must now be left
     without a lux value (and said so), and every cell measured within 10%."""
-    disc, cam, look, img, truth = bench_scene(89)
+    disc, cam, look, img, truth = render.calibration_scene(89)
     assert not look.auto_exposure
     calib = calibrate_image(img)
     lux = np.asarray(truth.lux, float)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._camera import add_camera_arguments, camera_gamma, camera_height
+
 NAME = "calibrate"
 HELP = "image/video -> calib.json: table, pixel->mm mapping, distortion, quality, light"
 ORDER = 10
@@ -28,15 +30,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lux", type=float, metavar="LUX",
                    help="one lux-meter reading (mean over the cloth) taken with this frame: "
                         "calibrates the light meter (fixed-exposure cameras only)")
-    p.add_argument("--gamma", type=float, metavar="G",
-                   help="the camera's output curve, code = linear ** (1/G), for the light "
-                        "meter (default: the sRGB curve; cueref's rendered clips: 2.2)")
     p.add_argument("--vignette", type=float, default=0.0, metavar="V",
                    help="the lens's known brightness fall-off at the frame corners (0-0.6)")
-    p.add_argument("--camera-height", type=float, metavar="MM",
-                   help="the lens's height above the cloth, measured at installation: "
-                        "pins the cloth plane of a near-vertical view, whose height the "
-                        "image hardly shows")
+    add_camera_arguments(p)
     p.add_argument("--camera-height-sd", type=float, default=None, metavar="MM",
                    help="how far off that measurement may be (1 sigma, default 50 mm)")
     p.add_argument("--seconds", type=float, default=3.0,
@@ -48,7 +44,6 @@ def run(args: argparse.Namespace) -> int:
 
     from calibration import CalibrationError, LightMeter, calibrate, draw_debug, read_frames
     from calibration.manual import parse_corners
-    from cueref.commands.referee import _gamma
     from equipment.files import atomic_path, check_writable
     from equipment.tables import get_table
 
@@ -60,16 +55,10 @@ def run(args: argparse.Namespace) -> int:
     corners = parse_corners(args.corners) if args.corners else None
     if args.lux is not None and not args.lux > 0:
         raise ValueError(f"--lux must be a positive reading in lux; got {args.lux}")
-    _gamma(args.gamma)
+    gamma = camera_gamma(args)
     if not 0.0 <= args.vignette <= 0.6:
         raise ValueError(f"--vignette must be within 0-0.6; got {args.vignette}")
-    height = {}
-    if args.camera_height is not None:
-        height["camera_height"] = args.camera_height
-        if args.camera_height_sd is not None:
-            height["camera_height_sd"] = args.camera_height_sd
-    elif args.camera_height_sd is not None:
-        raise ValueError("--camera-height-sd needs --camera-height")
+    height = camera_height(args)
     _, _, frame = next(read_frames(args.source))
     calib = calibrate(args.source, args.table, corners, seconds=args.seconds,
                       strict=False, **height)
@@ -81,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         raise CalibrationError("calibration not trusted: "
                                + "; ".join(calib.quality.get("reasons", [])))
     light = ""
-    meter = LightMeter(calib, vignette=args.vignette, gamma=_gamma(args.gamma))
+    meter = LightMeter(calib, vignette=args.vignette, gamma=gamma)
     if args.lux is not None:
         meter.reference(frame, args.lux)
         r = meter.measure(frame)

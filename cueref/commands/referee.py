@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._camera import add_camera_arguments, camera_gamma
+
 NAME = "referee"
 HELP = "video -> calibration, light, calls (the main job)"
 ORDER = 5
@@ -26,12 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--outdir", default="out", help="output folder (default: out)")
     p.add_argument("--table", metavar="PROFILE", help="table profile (default: the game's)")
     p.add_argument("--match", metavar="SETTINGS", help="match settings JSON file")
-    p.add_argument("--camera-height", type=float, metavar="MM",
-                   help="the lens's height above the cloth, measured at installation "
-                        "(helps a near-vertical camera; see `cueref calibrate`)")
-    p.add_argument("--gamma", type=float, metavar="G",
-                   help="the camera's output curve, code = linear ** (1/G), for the light "
-                        "meter (default: the sRGB curve; cueref's rendered clips: 2.2)")
+    add_camera_arguments(p)
     p.add_argument("--lux", type=float, metavar="LUX",
                    help="a lux-meter reading of the mean over the cloth at the start "
                         "(photometric calibration of a fixed-exposure camera)")
@@ -46,13 +43,8 @@ def run(args: argparse.Namespace) -> int:
     result = referee_video(args.video, args.game, args.outdir, args.events,
                            table=args.table, match=load_settings(args.match),
                            lux=args.lux, camera_height=args.camera_height,
-                           gamma=_gamma(args.gamma),
+                           gamma=camera_gamma(args),
                            progress=lambda m: print(m, file=sys.stderr, flush=True))
     print_report(result)
     return 0
 
-
-def _gamma(g: float | None) -> float | None:
-    if g is not None and not 1.0 <= g <= 3.0:
-        raise ValueError(f"--gamma must be a power between 1 and 3 (2.2 is usual); got {g}")
-    return g

@@ -370,3 +370,28 @@ def random_setup(discipline: Discipline, seed: int, size: tuple[int, int] = (128
     """A random camera and look from one seed (``--random-look``)."""
     rng = np.random.default_rng([seed, 0xCA])
     return random_camera(discipline.table, rng, size), random_look(seed)
+
+
+def calibration_scene(seed: int, max_tilt: float = 20.0
+                      ) -> tuple[Discipline, Camera, Look, np.ndarray, FrameTruth]:
+    """Scene ``seed`` of the calibration benchmark (bench/bench_calibration.py): a
+    discipline in turn, its opening balls, a random camera up to ``max_tilt`` degrees
+    off vertical at 1280x720 or 1920x1080 and a random look; every fourth scene
+    (``seed % 4 == 3``) a dim hall, its lamps at 30-60%, so that part of the cloth is
+    under 520 lux. Tests draw the same scenes as the benchmark from here."""
+    from dataclasses import replace
+
+    from equipment import DISCIPLINES
+
+    names = sorted(DISCIPLINES)
+    disc = DISCIPLINES[names[seed % len(names)]]
+    rng = np.random.default_rng([seed, 77])
+    size = [(1280, 720), (1920, 1080)][int(rng.integers(2))]
+    cam = random_camera(disc.table, rng, size=size, max_tilt_deg=max_tilt)
+    look = random_look(seed)
+    if seed % 4 == 3:
+        k = float(rng.uniform(0.3, 0.6))
+        look = replace(look, lamps=tuple(replace(lp, intensity=lp.intensity * k)
+                                         for lp in look.lamps))
+    img, truth = render_still(disc, dict(disc.opening), camera=cam, look=look, seed=seed)
+    return disc, cam, look, img, truth
