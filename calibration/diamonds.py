@@ -36,6 +36,10 @@ CONTEXT_MM = 45.0
 K_RANSAC = (-0.08, 0.0, -0.16, 0.08, -0.24, -0.32)
 K_FINE = np.round(np.arange(-0.04, 0.0401, 0.005), 4)
 RANSAC_GRID_PX = 4.0  # what k up to 0.04 off the grid's can move a diamond (px)
+#: mm: a blob this close (edge to edge) to another as bright is a letter among letters,
+#: not a diamond (sponsor lettering sets its letters 1-8 mm apart, and no maker puts
+#: it that close to a sight)
+TEXT_GAP_MM = 4.5
 
 
 def table_corners(table: Table, c: float = 0.0) -> np.ndarray:
@@ -165,11 +169,26 @@ def _fit_k(src: np.ndarray, dst: np.ndarray, size, ks: np.ndarray
     return float(ks[j]), H[j] / H[j, 2, 2], float(rms[j])
 
 
+def _one_per_diamond(r: np.ndarray, ok: np.ndarray, ids: np.ndarray | None) -> np.ndarray:
+    """``ok`` keeping, of several blobs matched to one diamond, the nearest to the model."""
+    if ids is None:
+        return ok
+    out = np.zeros_like(ok)
+    seen = set()
+    for j in np.argsort(r):
+        if ok[j] and ids[j] not in seen:
+            out[j] = True
+            seen.add(int(ids[j]))
+    return out
+
+
 def _refine(src: np.ndarray, dst: np.ndarray, size, tol_px: float, mask: np.ndarray,
-            k0: float) -> tuple[RailModel, np.ndarray] | None:
+            k0: float, ids: np.ndarray | None = None
+            ) -> tuple[RailModel, np.ndarray] | None:
     """Fit the model (k within 0.04 of the last one's, starting at ``k0``) to the points
     in ``mask``, drop the worst while one is beyond ``tol_px``, then take back every
-    point within it; until the set stays the same."""
+    point within it (one per diamond of ``ids``, when a diamond has several blobs);
+    until the set stays the same."""
     mask = mask.copy()
     k = k0
     for _ in range(2 * len(src) + 2):
@@ -183,7 +202,7 @@ def _refine(src: np.ndarray, dst: np.ndarray, size, tol_px: float, mask: np.ndar
         if r[mask].max() > tol_px:
             mask[np.flatnonzero(mask)[np.argmax(r[mask])]] = False
             continue
-        new = r < tol_px
+        new = _one_per_diamond(r, r < tol_px, ids)
         if (new == mask).all():
             return model, mask
         mask = new
@@ -191,7 +210,8 @@ def _refine(src: np.ndarray, dst: np.ndarray, size, tol_px: float, mask: np.ndar
 
 
 def fit_rail_model(src_mm: np.ndarray, dst_px: np.ndarray, size: tuple[int, int],
-                   tol_px: float) -> tuple[RailModel, np.ndarray] | None:
+                   tol_px: float, ids: np.ndarray | None = None
+                   ) -> tuple[RailModel, np.ndarray] | None:
     """Robust fit of the rail-plane model to matched diamonds: (model, inlier mask).
 
     RANSAC homographies after undistortion by each k of a coarse grid (a plain
@@ -200,71 +220,99 @@ def fit_rail_model(src_mm: np.ndarray, dst_px: np.ndarray, size: tuple[int, int]
     (:func:`_refine`: the model fitted, the worst point dropped while any lies beyond
     ``tol_px``, every point within it taken back); the refined set with the most
     points, then the lowest residual, wins. Judging the coarse sets themselves would
-    favour a k far off, whose looser fit takes a mismatch in."""
+    favour a k far off, whose looser fit takes a mismatch in.
+
+    ``ids`` (diamond index of each pair) allows several blobs per diamond: the inlier
+    set then keeps one per diamond, and RANSAC draws more samples (most pairs are
+    wrong)."""
     src = np.asarray(src_mm, float).reshape(-1, 2)
     dst = np.asarray(dst_px, float).reshape(-1, 2)
-    if len(src) < 5:
+    n_diamonds = len(src) if ids is None else len(set(ids.tolist()))
+    if n_diamonds < 5:
         return None
+    iters = 200 if ids is None else 3000
     best, best_fit = None, None
     for k in K_RANSAC:
         u = _undistort(dst, k, size)
         H, _ = cv2.findHomography(src, u, cv2.RANSAC, tol_px + RANSAC_GRID_PX,
-                                  maxIters=200, confidence=0.995)
+                                  maxIters=iters, confidence=0.995)
         if H is None:
             continue
-        mask = np.linalg.norm(_apply(H, src) - u, axis=1) < tol_px + RANSAC_GRID_PX
-        fit = _refine(src, dst, size, tol_px, mask, k) if mask.sum() >= 5 else None
+        r = np.linalg.norm(_apply(H, src) - u, axis=1)
+        mask = _one_per_diamond(r, r < tol_px + RANSAC_GRID_PX, ids)
+        fit = _refine(src, dst, size, tol_px, mask, k, ids) if mask.sum() >= 5 else None
         if fit is None:
             continue
         r = fit[0].residuals(src[fit[1]], dst[fit[1]])
         score = (int(fit[1].sum()), -float(np.sqrt(np.mean(r * r))))
         if best is None or score > best:
             best, best_fit = score, fit
-        if score[0] == len(src):
-            break  # every match agrees: no other k can do better
+        if score[0] == n_diamonds:
+            break  # every diamond agrees: no other k can do better
     return best_fit
 
 
 # ------------------------------------------------------------------ searching
-def match_diamonds(th: np.ndarray, table: Table, H: np.ndarray, radius_px: float,
-                   ppm: float, min_peak: float = MIN_PEAK) -> dict[int, np.ndarray]:
-    """Diamond index -> blob centre (px) near where the rail-plane homography ``H``
-    puts each diamond."""
-    pts = cv2.perspectiveTransform(np.array(table.diamonds, float).reshape(-1, 1, 2), H)
-    return grow_diamonds(th, pts.reshape(-1, 2), radius_px, ppm, min_peak)
-
-
-def find_diamond(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
-                 min_peak: float = MIN_PEAK) -> np.ndarray | None:
-    """Centre (px) of the strongest small bright blob within ``radius_px`` of ``p`` in
-    the top-hat image ``th``, if it stands out of the rail around it; else None.
+def blob_candidates(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
+                    min_peak: float = MIN_PEAK, max_n: int = 3
+                    ) -> list[tuple[np.ndarray, float]]:
+    """Up to ``max_n`` small bright blobs within ``radius_px`` of ``p`` in the top-hat
+    image ``th`` that stand out of the rail around them: (centre px, peak), strongest
+    first.
 
     Standing out is judged on a ring around the blob (the blob itself left out) out to
     :data:`CONTEXT_MM`, whatever the search radius: the peak is 5 robust deviations
     above the ring's median (a plain rail), or 1.5 times its 99th percentile (a rail
     whose wood grain shows in the top-hat: its deviation is large, yet no grain is
     nearly as bright as a diamond). Near the frame's edge the window is cut, not
-    refused; a blob the edge cuts is refused (its centre would be off)."""
+    refused; a blob the edge cuts is refused (its centre would be off). A refused blob
+    does not hide the weaker ones: a sponsor's letter beside a diamond may be the
+    brightest thing in the window, and the diamond the second."""
     h, w = th.shape
     ctx = CONTEXT_MM * ppm
     reach = int(np.ceil(radius_px + ctx))
     cx, cy = float(p[0]), float(p[1])
     if not (0.0 <= cx <= w - 1 and 0.0 <= cy <= h - 1):
-        return None
+        return []
     x0, y0 = max(0, int(round(cx)) - reach), max(0, int(round(cy)) - reach)
     x1, y1 = min(w, int(round(cx)) + reach + 1), min(h, int(round(cy)) + reach + 1)
     win = th[y0:y1, x0:x1]
     yy, xx = np.ogrid[y0:y1, x0:x1]
     inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= radius_px ** 2
     if not inside.any():
-        return None
-    j = int(np.argmax(np.where(inside, win, -1.0)))
-    peak = float(win.flat[j])
-    if peak < min_peak:
-        return None
-    comp_mask = (win >= 0.5 * peak).astype(np.uint8)
-    _, lab = cv2.connectedComponents(comp_mask, connectivity=8)
-    comp = lab == lab.flat[j]
+        return []
+    cand = np.where(inside, win, -1.0)
+    out: list[tuple[np.ndarray, float]] = []
+    for _ in range(max_n + 4):  # a few refused blobs may come before the diamond
+        j = int(np.argmax(cand))
+        peak = float(cand.flat[j])
+        if peak < min_peak:
+            break
+        comp_mask = (win >= 0.5 * peak).astype(np.uint8)
+        _, lab = cv2.connectedComponents(comp_mask, connectivity=8)
+        comp = lab == lab.flat[j]
+        # this blob is judged once: its fainter rim (under half its peak) goes with it
+        rim = max(2, int(round(3.0 * ppm)))
+        cand[cv2.dilate(comp.astype(np.uint8), np.ones((2 * rim + 1, 2 * rim + 1),
+                                                       np.uint8)) > 0] = -1.0
+        centre = _judge_blob(win, comp, lab, j, (x0, y0, x1, y1), (w, h), ppm, ctx,
+                             peak)
+        if centre is not None:
+            out.append((centre, peak))
+            if len(out) >= max_n:
+                break
+    return out
+
+
+def _judge_blob(win: np.ndarray, comp: np.ndarray, lab: np.ndarray, j: int,
+                box: tuple[int, int, int, int], size: tuple[int, int], ppm: float,
+                ctx: float, peak: float) -> np.ndarray | None:
+    """The blob's weighted centre (px) if it is diamond-sized, whole, alone (not a
+    letter: no blob nearly as bright and a quarter as large within :data:`TEXT_GAP_MM`,
+    as a rail's grain can be) and stands out. ``lab`` labels the blobs over half as
+    bright (0: none)."""
+    x0, y0, x1, y1 = box
+    w, h = size
     ys, xs = np.nonzero(comp)
     pyw, pxw = divmod(j, win.shape[1])
     if max(xs.max() - xs.min(), ys.max() - ys.min()) + 1 > 40 * ppm + 4:
@@ -273,7 +321,16 @@ def find_diamond(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
             or (xs.max() == win.shape[1] - 1 and x1 == w)
             or (ys.max() == win.shape[0] - 1 and y1 == h)):
         return None  # cut by the frame's edge
-    d2 = (xx - x0 - pxw) ** 2 + (yy - y0 - pyw) ** 2
+    r = max(1, int(round(TEXT_GAP_MM * ppm)))
+    reach = cv2.dilate(comp.astype(np.uint8),
+                       cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+    own = lab.flat[j]
+    for other in np.unique(lab[(reach > 0) & (lab > 0) & ~comp]):
+        blob = lab == other
+        if other != own and blob.sum() >= 0.25 * comp.sum() and win[blob].max() >= 0.75 * peak:
+            return None  # a letter among letters
+    yy, xx = np.ogrid[0:win.shape[0], 0:win.shape[1]]
+    d2 = (xx - pxw) ** 2 + (yy - pyw) ** 2
     near = cv2.dilate(comp.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
     ring = win[(d2 <= ctx ** 2) & (d2 >= (15.0 * ppm) ** 2) & ~near]
     if len(ring) < 20:
@@ -285,6 +342,17 @@ def find_diamond(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
         return None
     wgt = win[comp] - 0.5 * peak
     return np.array([(xs * wgt).sum() / wgt.sum() + x0, (ys * wgt).sum() / wgt.sum() + y0])
+
+
+def find_diamond(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
+                 min_peak: float = MIN_PEAK) -> np.ndarray | None:
+    """Centre (px) of the blob nearest ``p`` among the three strongest that pass
+    :func:`blob_candidates` within ``radius_px``, if any: near a good prediction the
+    diamond is the nearest blob, where a letter beside it may be the brightest."""
+    cands = blob_candidates(th, p, radius_px, ppm, min_peak)
+    if not cands:
+        return None
+    return min(cands, key=lambda c: float(np.hypot(*(c[0] - np.asarray(p, float)))))[0]
 
 
 def grow_diamonds(th: np.ndarray, predicted_px: np.ndarray, radius_px: float, ppm: float,
@@ -330,29 +398,18 @@ def _model_search(th: np.ndarray, table: Table, model: RailModel, ppm: float,
     return (model, found) if len(found) >= MIN_DIAMONDS else None
 
 
-def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: Table,
-                    size: tuple[int, int]) -> DiamondSearch | None:
-    """The diamonds of ``table`` around the cloth quadrilateral ``quad`` (px, as found
-    by :func:`calibration.detect.find_cloth`), or None when too few are seen."""
-    c0 = max(20.0, 2 * table.diamond_offset - table.rail_width)
-    start = start_index(quad)
-    q = np.roll(quad, -start, axis=0)
-    H0, _ = cv2.findHomography(table_corners(table, c0), q)
-    if H0 is None:
-        return None
-    ppm = px_per_mm(q, table, c0)
-    th = diamond_tophat(gray, ppm, th_cache)
-    spacing = min(table.width / 4, table.length / 8)
-    found = match_diamonds(th, table, H0, min(0.3 * spacing, 90.0) * ppm, ppm)
-    if len(found) < MIN_DIAMONDS:
-        return None
-    tol = tolerance_px(ppm)
-    idx = sorted(found)
-    dia = np.array(table.diamonds, float)
-    fit = fit_rail_model(dia[idx], np.array([found[i] for i in idx]), size, tol)
-    if fit is None or fit[1].sum() < MIN_DIAMONDS:
-        return None
-    model, n_agree = fit[0], int(fit[1].sum())
+#: when the strongest blob near each predicted diamond leaves fewer than this share of
+#: the diamonds in one rail-plane model, every blob near each is tried (sponsor
+#: lettering between the diamonds: benchmark scene 155 matched 7 letters of "PRO TOUR"
+#: to one another, and 1 diamond)
+MULTI_BELOW = 0.8
+MAX_BLOBS = 5  # blobs kept near each diamond's rough place
+
+
+def _settle(th: np.ndarray, table: Table, model: RailModel, found: dict[int, np.ndarray],
+            ppm: float, tol: float) -> tuple[RailModel, dict[int, np.ndarray]]:
+    """Search again around the model's predictions while that finds more diamonds."""
+    n_agree = len(found)
     found = {}
     for _ in range(2):  # a second round finds what the refined model now reaches
         again = _model_search(th, table, model, ppm, tol)
@@ -362,8 +419,75 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
         n_agree = len(found)
         if not grew:
             break
-    if len(found) < MIN_DIAMONDS:
+    return model, found
+
+
+def _fit_candidates(th: np.ndarray, table: Table, pairs: list[tuple[int, np.ndarray]],
+                    size, ppm: float, tol: float
+                    ) -> tuple[RailModel, dict[int, np.ndarray]] | None:
+    """The rail model and diamonds from (diamond index, blob px) pairs, one or several
+    blobs per diamond."""
+    dia = np.array(table.diamonds, float)
+    ids = np.array([i for i, _ in pairs])
+    if len(set(ids.tolist())) < MIN_DIAMONDS:
         return None
+    several = len(ids) > len(set(ids.tolist()))
+    fit = fit_rail_model(dia[ids], np.array([c for _, c in pairs]), size, tol,
+                         ids if several else None)
+    if fit is None or fit[1].sum() < MIN_DIAMONDS:
+        return None
+    model, mask = fit
+    first = {int(i): c for (i, c), m in zip(pairs, mask, strict=True) if m}
+    model, found = _settle(th, table, model, first, ppm, tol)
+    return (model, found) if len(found) >= MIN_DIAMONDS else None
+
+
+def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: Table,
+                    size: tuple[int, int]) -> DiamondSearch | None:
+    """The diamonds of ``table`` around the cloth quadrilateral ``quad`` (px, as found
+    by :func:`calibration.detect.find_cloth`), or None when too few are seen.
+
+    The strongest blob near each diamond's rough place usually is the diamond; where
+    that set leaves many out, the search is tried again with every blob near each, and
+    the set that puts more diamonds in one rail-plane model wins."""
+    c0 = max(20.0, 2 * table.diamond_offset - table.rail_width)
+    start = start_index(quad)
+    q = np.roll(quad, -start, axis=0)
+    H0, _ = cv2.findHomography(table_corners(table, c0), q)
+    if H0 is None:
+        return None
+    ppm = px_per_mm(q, table, c0)
+    th = diamond_tophat(gray, ppm, th_cache)
+    spacing = min(table.width / 4, table.length / 8)
+    pts = cv2.perspectiveTransform(np.array(table.diamonds, float).reshape(-1, 1, 2),
+                                   H0).reshape(-1, 2)
+    cands = {}
+    for i, p in enumerate(pts):
+        c = blob_candidates(th, p, min(0.3 * spacing, 90.0) * ppm, ppm, max_n=MAX_BLOBS)
+        if c:
+            cands[i] = c
+    if len(cands) < MIN_DIAMONDS:
+        return None
+    tol = tolerance_px(ppm)
+    # the strongest blob near each rough place; else the nearest to it; else them all
+    strongest = [(i, c[0][0]) for i, c in sorted(cands.items())]
+    nearest = [(i, min(c, key=lambda b, p=pts[i]: float(np.hypot(*(b[0] - p))))[0])
+               for i, c in sorted(cands.items())]
+    every = [(i, b[0]) for i, c in sorted(cands.items()) for b in c]
+    best = None
+    for pairs in (strongest, nearest, every):
+        if best is not None and len(best[1]) >= MULTI_BELOW * len(table.diamonds):
+            break
+        if pairs is not strongest and len(pairs) == len(strongest) and all(
+                np.array_equal(a[1], b[1]) for a, b in zip(pairs, strongest, strict=True)):
+            continue  # one blob per diamond: nothing new to try
+        other = _fit_candidates(th, table, pairs, size, ppm, tol)
+        if other is not None and (best is None or len(other[1]) > len(best[1])):
+            best = other
+    if best is None:
+        return None
+    model, found = best
+    dia = np.array(table.diamonds, float)
     idx = sorted(found)
     px = np.array([found[i] for i in idx])
     H1, _ = cv2.findHomography(dia[idx], px, 0)

@@ -491,3 +491,44 @@ def test_painted_markings_and_diamonds_sit_where_the_table_says(table_name):
         cols = np.arange(len(row))
         assert abs((row * cols).sum() / row.sum() - u) < 0.1
         assert row.sum() * tex.res == pytest.approx(LINE_WIDTH, rel=0.03)
+
+
+def test_broadcast_rail_lettering_and_round_sights_stay_on_the_rails():
+    """Sponsor lettering sits on the rail tops in the gaps, clear of the diamonds by
+    more than the calibration's letter test (calibration.diamonds.TEXT_GAP_MM); a
+    maker's name on the cloth stays at the head end; round sights are discs centred on
+    the table's diamonds. Nothing else of the texture changes."""
+    from equipment.tables import TABLES
+    from simworld.render.scene import REGION_CLOTH, REGION_RAIL, TopTexture
+
+    table = TABLES["carom"]
+    plain = Look.default()
+    lettered = replace(plain, rail_text=("GRAND PRIX", "CUEREF"), cloth_logo="MASTERS")
+    a = TopTexture(table, plain, np.random.default_rng(3))
+    b = TopTexture(table, lettered, np.random.default_rng(3))
+    changed = np.any(np.abs(a.image - b.image) > 1e-4, axis=2)
+    assert changed.sum() > 1000
+    ys, xs = np.nonzero(changed)
+    on_rail = a.codes[ys, xs] == REGION_RAIL
+    x_mm, y_mm = xs * a.res + a.x0, ys * a.res + a.y0
+    on_cloth = a.codes[ys, xs] == REGION_CLOTH
+    assert np.all(on_rail | on_cloth)
+    assert on_rail.sum() > 1000 and on_cloth.sum() > 100
+    assert x_mm[on_cloth].max() < 0.15 * table.length  # the logo: at the head end
+    d = np.array(table.diamonds)
+    gap = np.min(np.hypot(x_mm[on_rail, None] - d[None, :, 0],
+                          y_mm[on_rail, None] - d[None, :, 1]), axis=1)
+    assert gap.min() > plain.diamond_size / 2 + 6.0, gap.min()
+
+    size = 14.0
+    c = TopTexture(table, replace(plain, diamond_shape="round", diamond_size=size),
+                   np.random.default_rng(3))
+    colour = np.asarray(plain.diamond, np.float32)
+    for dx, dy in table.diamonds:
+        for ox, oy in [(0, 0), (0.4 * size, 0), (0, 0.4 * size), (0.28 * size, 0.28 * size)]:
+            u, v = c.px(dx + ox, dy + oy)
+            assert np.allclose(c.image[int(round(float(v))), int(round(float(u)))], colour,
+                               atol=0.02)
+        u, v = c.px(dx + 0.7 * size, dy)  # beyond the disc: the rail's wood
+        assert not np.allclose(c.image[int(round(float(v))), int(round(float(u)))], colour,
+                               atol=0.1)

@@ -75,6 +75,15 @@ class Look:
     cushion_shade: float = 0.85  # cushion cloth albedo relative to the bed
     wood: tuple[float, float, float] = (0.16, 0.065, 0.025)
     diamond: tuple[float, float, float] = (0.85, 0.84, 0.80)
+    diamond_shape: str = "rhombus"  # or "round": inlaid sights come as both
+    diamond_size: float = 22.0  # mm: a rhombus's long diagonal, a round sight's diameter
+    # sponsor lettering on the rail tops between the diamonds (broadcast tables carry
+    # it): light letters as tall as a diamond, the worst look-alike a diamond detector
+    # meets on real footage
+    rail_text: tuple[str, ...] = ()
+    rail_text_colour: tuple[float, float, float] = (0.9, 0.9, 0.88)
+    rail_chalk: int = 0  # chalk cubes left lying on the rail tops
+    cloth_logo: str = ""  # a maker's name printed on the cloth near the head cushion
     markings: tuple[float, float, float] = (0.60, 0.60, 0.60)  # chalked spots and lines
     floor: tuple[float, float, float] = (0.09, 0.07, 0.06)
     other_tables: int = 2  # neighbouring tables visible beyond the rails
@@ -134,6 +143,9 @@ class Look:
             raise ValueError(f"unknown cloth {self.cloth!r}; known: {', '.join(CLOTHS)}")
         if not self.lamps:
             raise ValueError("a look needs at least one lamp")
+        if self.diamond_shape not in DIAMOND_SHAPES:
+            raise ValueError(f"unknown diamond shape {self.diamond_shape!r}; known: "
+                             f"{', '.join(DIAMOND_SHAPES)}")
         return self
 
 
@@ -164,7 +176,7 @@ def random_look(seed: int) -> Look:
     floor = tuple(float(v) for v in rng.uniform(0.02, 0.25) * rng.uniform(0.5, 1.0, 3))
     wood = tuple(float(v) for v in np.array([0.16, 0.065, 0.025]) * rng.uniform(0.3, 2.2)
                  * rng.uniform(0.8, 1.2, 3))
-    return Look(
+    look = Look(
         cloth=cloth,
         cloth_texture=float(rng.uniform(0.01, 0.09)),
         cloth_wear=float(rng.uniform(0.0, 0.8)),
@@ -204,6 +216,22 @@ def random_look(seed: int) -> Look:
         table_tolerance=float(rng.uniform(0.1, 0.6)),
         jpeg_quality=int(rng.integers(35, 96)) if rng.random() < 0.7 else None,
     )
+    # drawn after the rest, so that the looks above stay what they were
+    shape = str(rng.choice(DIAMOND_SHAPES))
+    size = float(rng.uniform(14.0, 30.0) if shape == "rhombus" else rng.uniform(9.0, 20.0))
+    words = tuple(str(w) for w in rng.choice(SPONSOR_WORDS, size=int(rng.integers(1, 4)),
+                                              replace=False)) if rng.random() < 0.35 else ()
+    text_colour = tuple(float(v) for v in rng.uniform(0.6, 0.95) * rng.uniform(0.85, 1.0, 3))
+    chalk = int(rng.choice([0, 1, 2, 3], p=[0.5, 0.25, 0.15, 0.1]))
+    logo = str(rng.choice(SPONSOR_WORDS)) if rng.random() < 0.25 else ""
+    return replace(look, diamond_shape=shape, diamond_size=size, rail_text=words,
+                   rail_text_colour=text_colour, rail_chalk=chalk, cloth_logo=logo)
+
+
+DIAMOND_SHAPES = ("rhombus", "round")
+#: made-up sponsors (no real marks), short and long words for the rails and cloth
+SPONSOR_WORDS = ("CAROM CUP", "GRAND PRIX", "MASTERS", "ACE", "BILLIARD CLUB",
+                 "WORLD SERIES", "CUEREF", "OPEN 2026", "PRO TOUR", "ARENA")
 
 
 def _cloth_weights() -> np.ndarray:

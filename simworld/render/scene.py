@@ -168,6 +168,107 @@ class TopTexture:
         cov /= 25.0
         np.maximum(out[j0:j1, i0:i1], cov.astype(np.float32), out=out[j0:j1, i0:i1])
 
+    # ---------------------------------------------------------- broadcast-table extras
+    def _stamp(self, img: np.ndarray, coverage: np.ndarray, centre: tuple[float, float],
+               colour, alpha: float) -> None:
+        """Blend ``colour`` into ``img`` through ``coverage`` (texels) centred at a
+        table point (mm); cut at the texture's edges."""
+        h, w = img.shape[:2]
+        ch, cw = coverage.shape
+        u, v = self.px(*centre)
+        x0, y0 = int(round(float(u) - cw / 2)), int(round(float(v) - ch / 2))
+        xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + cw), min(h, y0 + ch)
+        if xa >= xb or ya >= yb:
+            return
+        a = alpha * coverage[ya - y0:yb - y0, xa - x0:xb - x0, None]
+        img[ya:yb, xa:xb] = img[ya:yb, xa:xb] * (1 - a) + np.asarray(colour, np.float32) * a
+
+    def _text(self, text: str, height_mm: float, length_mm: float, font: int,
+              bold: bool) -> np.ndarray:
+        """Anti-aliased coverage (texels) of ``text`` in an OpenCV Hershey font (built
+        in: nothing to download), as tall as ``height_mm`` and no longer than
+        ``length_mm``, reading along +x."""
+        ss = 4
+        thick = 3 if bold else 2
+        (tw, th), base = cv2.getTextSize(text, font, 1.0, thick)
+        scale = min(height_mm / self.res * ss / max(th, 1), length_mm / self.res * ss / max(tw, 1))
+        thick = max(1, int(round(thick * scale)))
+        (tw, th), base = cv2.getTextSize(text, font, scale, thick)
+        pad = thick + 2
+        canvas = np.zeros((th + base + 2 * pad, tw + 2 * pad), np.uint8)
+        cv2.putText(canvas, text, (pad, pad + th), font, scale, 255, thick, cv2.LINE_AA)
+        small = cv2.resize(canvas, (max(1, canvas.shape[1] // ss), max(1, canvas.shape[0] // ss)),
+                           interpolation=cv2.INTER_AREA)
+        return small.astype(np.float32) / 255.0
+
+    def _paint_rail_extras(self, img: np.ndarray, look: Look, rng: np.random.Generator) -> None:
+        """Sponsor lettering in the gaps between the diamonds, and chalk cubes left on the
+        rail tops: bright marks of a diamond's size where no diamond is."""
+        t = self.table
+        top = (CUSHION_BAND + t.rail_width) / 2  # middle of the wooden top beyond the nose
+        room = t.rail_width - CUSHION_BAND
+        fonts = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX,
+                 cv2.FONT_HERSHEY_COMPLEX)
+        font, bold = int(rng.choice(fonts)), bool(rng.random() < 0.5)
+        words = list(look.rail_text)
+        if words:
+            height = float(rng.uniform(0.35, 0.7)) * room
+            xs = sorted({d[0] for d in t.diamonds if d[1] < 0})
+            ys = sorted({d[1] for d in t.diamonds if d[0] < 0})
+            gap_x = min(np.diff(xs)) if len(xs) > 1 else t.length / 8
+            gap_y = min(np.diff(ys)) if len(ys) > 1 else t.width / 4
+            gaps = []  # (centre x, centre y, length, along x)
+            for a, b in zip(xs[:-1], xs[1:], strict=True):
+                if b - a < 1.01 * gap_x:
+                    gaps += [((a + b) / 2, -top, b - a, True), ((a + b) / 2, t.width + top,
+                                                                 b - a, True)]
+            for a, b in zip(ys[:-1], ys[1:], strict=True):
+                if b - a < 1.01 * gap_y:
+                    gaps += [(-top, (a + b) / 2, b - a, False),
+                             (t.length + top, (a + b) / 2, b - a, False)]
+            keep = float(rng.uniform(0.3, 1.0))
+            turned = {rail: rng.random() < 0.5 for rail in range(4)}  # reads from inside?
+            for i, (cx, cy, span, along_x) in enumerate(gaps):
+                if rng.random() > keep:
+                    continue
+                length = span - look.diamond_size - 2 * float(rng.uniform(8.0, 40.0))
+                if length < 2 * height:
+                    continue
+                cov = self._text(words[i % len(words)], height, length, font, bold)
+                rail = (0 if cy < 0 else 1) if along_x else (2 if cx < 0 else 3)
+                if along_x and turned[rail]:
+                    cov = cov[::-1, ::-1]
+                if not along_x:
+                    cov = cov.T[::-1] if turned[rail] else cov.T[:, ::-1]
+                self._stamp(img, np.ascontiguousarray(cov), (cx, cy), look.rail_text_colour,
+                            0.95)
+        for _ in range(look.rail_chalk):
+            side = int(rng.integers(4))
+            off = float(rng.uniform(CUSHION_BAND + 12.0, t.rail_width - 12.0))
+            if side < 2:
+                cx, cy = float(rng.uniform(0, t.length)), (-off if side == 0 else t.width + off)
+            else:
+                cx, cy = (-off if side == 2 else t.length + off), float(rng.uniform(0, t.width))
+            s = 22.0 / self.res
+            box = cv2.boxPoints(((s, s), (s, s), float(rng.uniform(0, 90))))
+            cov = np.zeros((int(2 * s) + 1, int(2 * s) + 1), np.uint8)
+            cv2.fillConvexPoly(cov, np.round(box * 16).astype(np.int32), 255, cv2.LINE_AA,
+                               shift=4)
+            blue = np.array([0.08, 0.3, 0.7], np.float32) * float(rng.uniform(0.6, 1.3))
+            self._stamp(img, cov.astype(np.float32) / 255.0, (cx, cy), blue, 1.0)
+
+    def _paint_cloth_logo(self, img: np.ndarray, look: Look, rng: np.random.Generator) -> None:
+        """A maker's name printed on the cloth across the head end, a shade lighter or
+        darker than the cloth (the weave shows through)."""
+        t = self.table
+        height = float(rng.uniform(35.0, 70.0))
+        cov = self._text(look.cloth_logo, height, 0.5 * t.width, cv2.FONT_HERSHEY_DUPLEX,
+                         rng.random() < 0.5)
+        cov = np.ascontiguousarray(cov.T[::-1])  # reads across the table
+        colour = look.cloth_rgb() * (1.6 if rng.random() < 0.7 else 0.55) + 0.02
+        self._stamp(img, cov, (0.04 * t.length + height / 2 + 20.0, t.width / 2), colour,
+                    float(rng.uniform(0.3, 0.7)))
+
     def _paint(self, look: Look, rng: np.random.Generator) -> np.ndarray:
         t = self.table
         h, w = self.shape
@@ -220,6 +321,9 @@ class TopTexture:
         def jitter(scale: float) -> np.ndarray:
             return off.normal(0.0, tol * scale, 2) if off is not None else np.zeros(2)
 
+        if look.cloth_logo:  # under the markings
+            self._paint_cloth_logo(img, look, rng.spawn(1)[0])
+
         for line in t.lines.values():
             line = [tuple(p) for p in np.asarray(line, float) + jitter(1.0)]
             for (ax, ay), (bx, by) in zip(line[:-1], line[1:], strict=False):
@@ -270,10 +374,16 @@ class TopTexture:
         img[rail] = np.asarray(look.wood, np.float32) * (1 + 0.18 * grain[:, None])
         # diamonds on the rail tops
         dia = np.zeros((h, w), np.float32)
+        size = float(look.diamond_size)
         for diamond in t.diamonds:
             horizontal = diamond[1] < 0 or diamond[1] > t.width
             dx, dy = np.asarray(diamond, float) + jitter(0.6)
-            a, b = (11.0, 5.5) if horizontal else (5.5, 11.0)
+            if look.diamond_shape == "round":
+                r = size / 2
+                self._coverage(dia, (dx - r, dy - r, dx + r, dy + r),
+                               lambda x, y, dx=dx, dy=dy, r=r: r - np.hypot(x - dx, y - dy))
+                continue
+            a, b = (size / 2, size / 4) if horizontal else (size / 4, size / 2)
             norm = math.sqrt(1 / a ** 2 + 1 / b ** 2)
             self._coverage(dia, (dx - a, dy - b, dx + a, dy + b),
                            lambda x, y, dx=dx, dy=dy, a=a, b=b, norm=norm:
@@ -282,6 +392,8 @@ class TopTexture:
         if len(xs):
             a = dia[ys, xs, None]
             img[ys, xs] = img[ys, xs] * (1 - a) + np.asarray(look.diamond, np.float32) * a
+        if look.rail_text or look.rail_chalk:
+            self._paint_rail_extras(img, look, rng.spawn(1)[0])
         return img
 
 
