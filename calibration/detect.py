@@ -303,6 +303,7 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     clipped = _clipped(small)
     labels, centres = _cluster_labels(small, clipped)
     best, best_score, fills_frame = None, 0.0, False
+    fallback, fallback_score, fallback_members = None, 0.0, []
     singles: dict[int, tuple[float, float]] = {}  # cluster: (score, hull area) alone
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     for members in _colour_groups(centres):
@@ -331,10 +332,16 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
         elif hull_area > 1.08 * max(singles.get(c, (0.0, 0.0)) for c in members)[1]:
             # a lamp's pool of light lies inside the cloth (the most cloth-like of the
             # clusters); one that pushes the outline outward is another surface of a
-            # near hue (a tan cloth's wooden rails)
+            # near hue (a tan cloth's wooden rails). Unless no single cluster is the
+            # cloth: a frame cut tight to the rails splits a cloth lit unevenly into
+            # clusters none of which is solid alone.
+            if solidity > 0.75 and score > fallback_score:
+                fallback, fallback_score, fallback_members = comp, score, members
             continue
         if solidity > 0.75 and score > best_score:
             best, best_score, best_members = comp, score, members
+    if best is None and fallback is not None:
+        best, best_members = fallback, fallback_members
     if best is None and fills_frame:
         raise CalibrationError("no table found: one colour fills the frame (no rails "
                                "around a cloth; a blank frame or a close-up?)")

@@ -443,13 +443,15 @@ def _fit_candidates(th: np.ndarray, table: Table, pairs: list[tuple[int, np.ndar
 
 
 def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: Table,
-                    size: tuple[int, int]) -> DiamondSearch | None:
+                    size: tuple[int, int], thorough: bool = True) -> DiamondSearch | None:
     """The diamonds of ``table`` around the cloth quadrilateral ``quad`` (px, as found
     by :func:`calibration.detect.find_cloth`), or None when too few are seen.
 
     The strongest blob near each diamond's rough place usually is the diamond; where
     that set leaves many out, the search is tried again with every blob near each, and
-    the set that puts more diamonds in one rail-plane model wins."""
+    the set that puts more diamonds in one rail-plane model wins. ``thorough=False``
+    stops after the strongest blobs (a caller trying several geometries tries the
+    others harder only when none of them is found that way)."""
     c0 = max(20.0, 2 * table.diamond_offset - table.rail_width)
     start = start_index(quad)
     q = np.roll(quad, -start, axis=0)
@@ -461,29 +463,39 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
     spacing = min(table.width / 4, table.length / 8)
     pts = cv2.perspectiveTransform(np.array(table.diamonds, float).reshape(-1, 1, 2),
                                    H0).reshape(-1, 2)
-    cands = {}
-    for i, p in enumerate(pts):
-        c = blob_candidates(th, p, min(0.3 * spacing, 90.0) * ppm, ppm, max_n=MAX_BLOBS)
-        if c:
-            cands[i] = c
+    radius = min(0.3 * spacing, 90.0) * ppm
+
+    def candidates(max_n: int) -> dict[int, list[tuple[np.ndarray, float]]]:
+        out = {}
+        for i, p in enumerate(pts):
+            c = blob_candidates(th, p, radius, ppm, max_n=max_n)
+            if c:
+                out[i] = c
+        return out
+
+    # the strongest blob near each rough place (a window's first candidate: the
+    # full lists below start with it, so judging only it first changes nothing)
+    cands = candidates(1)
     if len(cands) < MIN_DIAMONDS:
         return None
     tol = tolerance_px(ppm)
-    # the strongest blob near each rough place; else the nearest to it; else them all
     strongest = [(i, c[0][0]) for i, c in sorted(cands.items())]
-    nearest = [(i, min(c, key=lambda b, p=pts[i]: float(np.hypot(*(b[0] - p))))[0])
-               for i, c in sorted(cands.items())]
-    every = [(i, b[0]) for i, c in sorted(cands.items()) for b in c]
-    best = None
-    for pairs in (strongest, nearest, every):
-        if best is not None and len(best[1]) >= MULTI_BELOW * len(table.diamonds):
-            break
-        if pairs is not strongest and len(pairs) == len(strongest) and all(
-                np.array_equal(a[1], b[1]) for a, b in zip(pairs, strongest, strict=True)):
-            continue  # one blob per diamond: nothing new to try
-        other = _fit_candidates(th, table, pairs, size, ppm, tol)
-        if other is not None and (best is None or len(other[1]) > len(best[1])):
-            best = other
+    best = _fit_candidates(th, table, strongest, size, ppm, tol)
+    if thorough and (best is None or len(best[1]) < MULTI_BELOW * len(table.diamonds)):
+        # many left out: the blob nearest each rough place; else every blob near each
+        cands = candidates(MAX_BLOBS)
+        nearest = [(i, min(c, key=lambda b, p=pts[i]: float(np.hypot(*(b[0] - p))))[0])
+                   for i, c in sorted(cands.items())]
+        every = [(i, b[0]) for i, c in sorted(cands.items()) for b in c]
+        for pairs in (nearest, every):
+            if best is not None and len(best[1]) >= MULTI_BELOW * len(table.diamonds):
+                break
+            if len(pairs) == len(strongest) and all(
+                    np.array_equal(a[1], b[1]) for a, b in zip(pairs, strongest, strict=True)):
+                continue  # one blob per diamond: nothing new to try
+            other = _fit_candidates(th, table, pairs, size, ppm, tol)
+            if other is not None and (best is None or len(other[1]) > len(best[1])):
+                best = other
     if best is None:
         return None
     model, found = best
