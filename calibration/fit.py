@@ -944,10 +944,15 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     # at 2 px: benchmark scene 116)
     for rep in GEOMETRY_GROUPS:
         search_diamonds(rep, thorough=False)
-    if not any(len(sr.found) >= MULTI_BELOW * len(TABLES[rep].diamonds)
-               and sr.rms_px <= PRUNE_RMS_PX for rep, sr in searches.items()):
+    def most_found(rep: str) -> bool:
+        return rep in searches and (len(searches[rep].found)
+                                    >= MULTI_BELOW * len(TABLES[rep].diamonds))
+
+    if not any(most_found(rep) and sr.rms_px <= PRUNE_RMS_PX
+               for rep, sr in searches.items()):
         for rep in GEOMETRY_GROUPS:
-            search_diamonds(rep, thorough=True)
+            if not most_found(rep):  # (a thorough search would end where it did)
+                search_diamonds(rep, thorough=True)
     # the geometries share their proportions but not their diamonds' exact places: one
     # whose diamonds sit a few times worse than another's, which found as many, is not
     # fitted at all

@@ -13,7 +13,7 @@ render = pytest.importorskip("simworld.render")
 
 from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
-from equipment import DISCIPLINES, get_discipline  # noqa: E402
+from equipment import get_discipline  # noqa: E402
 from simworld.render.renderer import GAMMA  # noqa: E402
 
 
@@ -211,17 +211,13 @@ def test_broadcast_framing_cut_at_the_rails_calibrates():
     # a broadcast frame framed tight: the cloth whole, the rails' outer edges just past
     # the frame. Lit unevenly, the cloth falls into colour clusters none of which is
     # solid alone, and their union reaches the frame's edges (refused before)
-    disc = get_discipline("balkline_71_2")
-    cam = render.make_camera(disc.table, (1280, 720), tilt_deg=15.5, azimuth_deg=335.1,
-                             roll_deg=-0.85, hfov_deg=55.2, k1=-0.032, margin=-0.0136)
-    img, _ = render.render_still(disc, dict(disc.opening), camera=cam,
-                                 look=render.random_look(3), seed=3)
+    disc, cam, _, img, _ = render.broadcast_scene("snug", 3)
     corners = cam.project(np.column_stack([disc.table.corners, np.zeros(4)]))
     assert corners.min() >= 0 and (corners.max(axis=0) < cam.size).all()  # cloth whole
     outer = cam.project(render.camera.table_outline(disc.table)[:4])
     assert (outer.min(axis=0) < 0).any() or (outer.max(axis=0) >= cam.size).any()  # rails cut
     calib = calibrate_image(img)
-    assert calib.table == "carom_balkline_71"
+    assert calib.table == disc.table.name
     xy, px = grid_truth(disc.table, cam)
     assert np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max() < 3.0
 
@@ -231,29 +227,20 @@ def test_broadcast_framing_cut_at_the_rails_calibrates():
 def test_broadcast_cutaways_are_right_or_refused(kind, seed):
     # what a broadcast cuts to besides the overhead view: a close-up of part of the
     # table, a low camera beside it. A right mapping of what is seen, or a refusal
-    disc = get_discipline(sorted(DISCIPLINES)[seed % len(DISCIPLINES)])
-    rng = np.random.default_rng([seed, 991])
-    kw = dict(azimuth_deg=float(rng.uniform(0, 360)), roll_deg=float(rng.uniform(-4, 4)),
-              hfov_deg=float(rng.uniform(50, 78)), k1=float(rng.uniform(-0.2, 0.0)))
-    t = disc.table
-    if kind == "close":
-        cam = render.make_camera(t, (1280, 720), tilt_deg=float(rng.uniform(0, 30)),
-                                 margin=float(rng.uniform(-1.5, -0.6)),
-                                 target_offset=(float(rng.uniform(-0.35, 0.35) * t.length),
-                                                float(rng.uniform(-0.3, 0.3) * t.width)), **kw)
-    else:
-        cam = render.make_camera(t, (1280, 720), tilt_deg=float(rng.uniform(40, 75)),
-                                 margin=float(rng.uniform(-0.1, 0.1)), **kw)
-    img, _ = render.render_still(disc, dict(disc.opening), camera=cam,
-                                 look=render.random_look(seed), seed=seed)
+    disc, cam, _, img, _ = render.broadcast_scene(kind, seed)
     try:
         calib = calibrate_image(img, strict=False)
     except CalibrationError as exc:
         assert str(exc).startswith(("no table found", "table not recognised")), exc
         return
-    xy, px = grid_truth(t, cam)
+    xy, px = grid_truth(disc.table, cam)
     seen = ((px >= 0) & (px < np.array(cam.size))).all(axis=1)
     err = np.linalg.norm(calib.image_to_table(px[seen]) - xy[seen], axis=1)
     assert not calib.ok or err.max() < 3.0, (calib.table, err.max())
     if not calib.ok:
         assert calib.quality["reasons"]
+
+
+def test_broadcast_framing_names_are_checked():
+    with pytest.raises(ValueError, match="unknown broadcast framing 'aerial'; known: snug"):
+        render.broadcast_scene("aerial", 0)

@@ -395,3 +395,55 @@ def calibration_scene(seed: int, max_tilt: float = 20.0
                                          for lp in look.lamps))
     img, truth = render_still(disc, dict(disc.opening), camera=cam, look=look, seed=seed)
     return disc, cam, look, img, truth
+
+
+#: what a broadcast shows besides a club camera's whole-table view
+#: (:func:`broadcast_scene`)
+BROADCAST_KINDS = ("snug", "tight", "close", "side")
+
+
+def broadcast_scene(kind: str, seed: int
+                    ) -> tuple[Discipline, Camera, Look, np.ndarray, FrameTruth]:
+    """Scene ``seed`` of one kind of broadcast framing (bench/bench_broadcast.py):
+
+    * ``snug``: overhead up to 20 degrees, the rails' outer edges at or just past the
+      frame (the cloth whole);
+    * ``tight``: overhead up to 15 degrees, framed 1-7% tighter still (the rails cut,
+      often a cushion or a corner of the cloth too);
+    * ``close``: a close-up of part of the table (up to 30 degrees);
+    * ``side``: a low camera 40-75 degrees off vertical.
+
+    A discipline in turn, its opening balls, 1920x1080 for even seeds and 1280x720
+    for odd ones, a random lens and look."""
+    from equipment import DISCIPLINES
+
+    from .camera import make_camera
+
+    if kind not in BROADCAST_KINDS:
+        raise ValueError(f"unknown broadcast framing {kind!r}; known: "
+                         f"{', '.join(BROADCAST_KINDS)}")
+    names = sorted(DISCIPLINES)
+    disc = DISCIPLINES[names[seed % len(names)]]
+    t = disc.table
+    rng = np.random.default_rng([seed, 991])
+    size = (1280, 720) if seed % 2 else (1920, 1080)
+    lens = dict(azimuth_deg=float(rng.uniform(0, 360)), roll_deg=float(rng.uniform(-4, 4)),
+                hfov_deg=float(rng.uniform(50, 78)), k1=float(rng.uniform(-0.2, 0.0)),
+                flip=bool(rng.random() < 0.5))
+    if kind == "snug":
+        cam = make_camera(t, size, tilt_deg=float(rng.uniform(0, 20)),
+                          margin=float(rng.uniform(-0.035, 0.0)), **lens)
+    elif kind == "tight":
+        cam = make_camera(t, size, tilt_deg=float(rng.uniform(0, 15)),
+                          margin=float(rng.uniform(-0.07, -0.01)), **lens)
+    elif kind == "close":
+        cam = make_camera(t, size, tilt_deg=float(rng.uniform(0, 30)),
+                          margin=float(rng.uniform(-1.5, -0.6)),
+                          target_offset=(float(rng.uniform(-0.35, 0.35) * t.length),
+                                         float(rng.uniform(-0.3, 0.3) * t.width)), **lens)
+    else:
+        cam = make_camera(t, size, tilt_deg=float(rng.uniform(40, 75)),
+                          margin=float(rng.uniform(-0.1, 0.1)), **lens)
+    look = random_look(seed)
+    img, truth = render_still(disc, dict(disc.opening), camera=cam, look=look, seed=seed)
+    return disc, cam, look, img, truth
