@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -67,8 +68,9 @@ def evaluate(kind: str, seed: int) -> dict:
 def _reason(r: dict) -> str:
     """The first clause of a refusal or of the first reason not to trust."""
     text = r.get("reason") or (r.get("reasons") or ["?"])[0]
-    return text.split(" (")[0].split(": ")[-1] if r["outcome"] == "refused" \
+    text = text.split(" (")[0].split(": ")[-1] if r["outcome"] == "refused" \
         else text.split(" (")[0]
+    return re.sub(r"\d+(?:\.\d+)?", "#", text)  # one line per kind of reason
 
 
 def summarise(rows: list[dict], label: str = "") -> str:
@@ -115,7 +117,17 @@ def main() -> int:
     ap.add_argument("--out", default="docs/bench/calibration_broadcast.md")
     ap.add_argument("--jsonl", default=None, help="also keep the per-scene rows here")
     ap.add_argument("--label", default="", help="a line to add under the title")
+    ap.add_argument("--summarise", nargs="+", metavar="JSONL",
+                    help="only write the summary of rows kept by earlier runs (--jsonl)")
     args = ap.parse_args()
+    if args.summarise:
+        rows = []
+        for path in args.summarise:
+            with open(path, encoding="utf-8") as fh:
+                rows += [json.loads(line) for line in fh if line.strip()]
+        atomic_write_text(args.out, summarise(rows, args.label))
+        print(f"wrote {args.out} from {len(rows)} scenes", file=sys.stderr)
+        return 0
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     for k in kinds:
         if k not in BROADCAST_KINDS:
