@@ -532,3 +532,36 @@ def test_broadcast_rail_lettering_and_round_sights_stay_on_the_rails():
         u, v = c.px(dx + 0.7 * size, dy)  # beyond the disc: the rail's wood
         assert not np.allclose(c.image[int(round(float(v))), int(round(float(u)))], colour,
                                atol=0.1)
+
+
+def test_varnished_rails_mirror_a_hall_light_where_optics_says():
+    # a hall light placed on the mirror ray of a rail-top point must show there, as a
+    # bright spot the size the varnish's roughness gives; a matte rail shows nothing
+    disc = get_discipline("three_cushion")
+    t = disc.table
+    cam = make_camera(t, (1280, 720), tilt_deg=8.0, azimuth_deg=100.0)
+    point = np.array([0.3 * t.length, -70.0, t.rail_top_height])
+    view = (point - cam.position) / np.linalg.norm(point - cam.position)
+    mirrored = view * np.array([1.0, 1.0, -1.0])
+    light = point + (5000.0 - point[2]) / mirrored[2] * mirrored
+    hall = ((light[0] / t.length, light[1] / t.width, 5000.0, 800.0, 80.0),)
+    layout = dict(disc.opening)
+    matte, _ = render_still(disc, layout, camera=cam, look=replace(Look(), hall_lights=hall))
+    plain, _ = render_still(disc, layout, camera=cam, look=Look())
+    assert np.abs(matte.astype(int) - plain).max() == 0  # no gloss: the hall is not seen
+    glossy, _ = render_still(disc, layout, camera=cam, look=replace(
+        Look(), rail_gloss=0.05, rail_roughness=0.004, hall_lights=hall))
+    diff = np.abs(glossy.astype(int) - plain).max(axis=2)
+    assert diff.max() > 150
+    ys, xs = np.nonzero(diff > 0.5 * diff.max())
+    expected = cam.project(point[None])[0]
+    assert np.hypot(xs.mean() - expected[0], ys.mean() - expected[1]) < 2.0
+    # the spot's size: the light's 80 mm blurred by 0.004 rad over its ~5 m path,
+    # seen at the rail's scale (px per mm there), a few tens of mm across
+    ppm = np.linalg.norm(cam.project((point + [50.0, 0, 0])[None])[0] - expected) / 50.0
+    assert 10.0 < np.sqrt(len(xs) / np.pi) * 2 / ppm < 120.0
+
+
+def test_rail_gloss_is_checked():
+    with pytest.raises(ValueError, match="rail gloss"):
+        Look(rail_gloss=2.0).check()

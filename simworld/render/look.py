@@ -84,6 +84,14 @@ class Look:
     rail_text_colour: tuple[float, float, float] = (0.9, 0.9, 0.88)
     rail_chalk: int = 0  # chalk cubes left lying on the rail tops
     cloth_logo: str = ""  # a maker's name printed on the cloth near the head cushion
+    # varnished rail tops mirror the lamps: the share of light reflected (0: matte;
+    # about 0.05 for a polished varnish) and the spread of the reflection (rad, 1 sigma)
+    rail_gloss: float = 0.0
+    rail_roughness: float = 0.03
+    # the hall's own lights, seen only as their mirror images on varnished rails (their
+    # light on the cloth is in ``ambient_lux``): (u, v, height mm, intensity cd, size mm)
+    # with u, v in table lengths and widths from the head-left corner, as lamps
+    hall_lights: tuple[tuple[float, float, float, float, float], ...] = ()
     markings: tuple[float, float, float] = (0.60, 0.60, 0.60)  # chalked spots and lines
     floor: tuple[float, float, float] = (0.09, 0.07, 0.06)
     other_tables: int = 2  # neighbouring tables visible beyond the rails
@@ -143,6 +151,9 @@ class Look:
             raise ValueError(f"unknown cloth {self.cloth!r}; known: {', '.join(CLOTHS)}")
         if not self.lamps:
             raise ValueError("a look needs at least one lamp")
+        if not (0.0 <= self.rail_gloss <= 1.0 and self.rail_roughness > 0.0):
+            raise ValueError(f"rail gloss must be 0..1 and roughness positive, not "
+                             f"{self.rail_gloss}, {self.rail_roughness}")
         if self.diamond_shape not in DIAMOND_SHAPES:
             raise ValueError(f"unknown diamond shape {self.diamond_shape!r}; known: "
                              f"{', '.join(DIAMOND_SHAPES)}")
@@ -224,8 +235,15 @@ def random_look(seed: int) -> Look:
     text_colour = tuple(float(v) for v in rng.uniform(0.6, 0.95) * rng.uniform(0.85, 1.0, 3))
     chalk = int(rng.choice([0, 1, 2, 3], p=[0.5, 0.25, 0.15, 0.1]))
     logo = str(rng.choice(SPONSOR_WORDS)) if rng.random() < 0.25 else ""
+    gloss = float(rng.uniform(0.01, 0.06)) if rng.random() < 0.5 else 0.0
+    roughness = float(rng.uniform(0.01, 0.08))
+    hall = tuple((float(rng.uniform(-1.0, 2.0)), float(rng.uniform(-2.0, 3.0)),
+                  float(rng.uniform(3500.0, 7000.0)), float(rng.uniform(200.0, 3000.0)),
+                  float(rng.choice([rng.uniform(60.0, 150.0), rng.uniform(300.0, 1200.0)])))
+                 for _ in range(int(rng.integers(0, 9))))
     return replace(look, diamond_shape=shape, diamond_size=size, rail_text=words,
-                   rail_text_colour=text_colour, rail_chalk=chalk, cloth_logo=logo)
+                   rail_text_colour=text_colour, rail_chalk=chalk, cloth_logo=logo,
+                   rail_gloss=gloss, rail_roughness=roughness, hall_lights=hall)
 
 
 DIAMOND_SHAPES = ("rhombus", "round")

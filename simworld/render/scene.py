@@ -73,6 +73,32 @@ def illuminance(geom: LampGeometry, points: np.ndarray) -> np.ndarray:
     return out
 
 
+def rail_reflection(geom: LampGeometry, points: np.ndarray, view: np.ndarray,
+                    gloss: float, roughness: float) -> np.ndarray:
+    """What a varnished top at ``points`` (N, 3) mm, seen along unit rays ``view``
+    (N, 3) from the camera, mirrors of one lamp, in the renderer's units (albedo x lux
+    of a white matte surface that looks as bright).
+
+    The mirrored ray is followed up to the lamp's height; the lamp's light there is
+    spread as a Gaussian of its emitter square (variance side^2 / 12) blurred by the
+    varnish (``roughness`` rad over the path). Luminance L = gloss I / (2 pi s^2), and a
+    matte white surface of luminance L reads as pi L lux.
+    """
+    up = -view[:, 2]  # the mirrored ray's rise per unit length
+    lift = float(geom.centre[2]) - points[:, 2]
+    out = np.zeros(len(points), np.float32)
+    ok = (up > 1e-3) & (lift > 0)
+    path = np.where(ok, lift / np.where(ok, up, 1.0), 0.0)  # mm to the lamp's plane
+    px = points[:, 0] + path * view[:, 0]
+    py = points[:, 1] + path * view[:, 1]
+    rho2 = (px - geom.centre[0]) ** 2 + (py - geom.centre[1]) ** 2
+    s2 = geom.size ** 2 / 12.0 + (path * roughness) ** 2 + 1.0  # mm^2
+    intensity = float(geom.intensities.sum())
+    lum = gloss * intensity / (2 * np.pi * s2 * 1e-6) * np.exp(-rho2 / (2 * s2))
+    out[ok] = (np.pi * lum)[ok]
+    return out
+
+
 def lux_grid(table: Table, lamps: list[LampGeometry], on: list[float], ambient: float,
              cells: tuple[int, int] = (20, 10)) -> dict:
     """Lux on the cloth at the centres of ``cells`` over the playing surface."""
@@ -551,6 +577,17 @@ class StaticScene:
             self.lamp_radiance.append(albedo * (E[..., None] * tint))
         amb = np.float32(look.ambient_lux) * np.where(material == 2, 0.05, 1.0).astype(np.float32)
         self.ambient_radiance = albedo * amb[..., None]
+        if look.rail_gloss > 0:  # the lamps and the hall's lights mirrored by the varnish
+            rail = (material == 0) & (hit_z == np.float32(levels["rail"]))
+            hit = np.stack([hit_x[rail], hit_y[rail], hit_z[rail]], axis=1)
+            for g, rad in zip(self.lamps, self.lamp_radiance, strict=True):
+                rad[rail] += (rail_reflection(g, hit, rays[rail], look.rail_gloss,
+                                              look.rail_roughness)[:, None] * tint)
+            for u, v, height, intensity, size in look.hall_lights:
+                g = LampGeometry(np.zeros((0, 3)), np.array([intensity]),
+                                 np.array([u * table.length, v * table.width, height]), size)
+                self.ambient_radiance[rail] += rail_reflection(
+                    g, hit, rays[rail], look.rail_gloss, look.rail_roughness)[:, None]
         self._cache: dict[tuple, np.ndarray] = {}
 
     def radiance(self, weights: tuple[float, ...]) -> np.ndarray:
