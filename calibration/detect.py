@@ -99,6 +99,12 @@ def _touches_border(mask: np.ndarray, frac: float = 0.02) -> bool:
     return bool(np.count_nonzero(edge) > frac * len(edge))
 
 
+def _sides_touched(mask: np.ndarray, frac: float = 0.15) -> list[str]:
+    """The frame's sides along more than ``frac`` of which ``mask`` lies."""
+    edges = {"top": mask[0], "bottom": mask[-1], "left": mask[:, 0], "right": mask[:, -1]}
+    return [name for name, e in edges.items() if np.count_nonzero(e) > frac * len(e)]
+
+
 def _grown_hull(region: np.ndarray, margin: int) -> np.ndarray:
     """The convex hull of ``region``, grown by ``margin`` px (uint8 mask)."""
     cnts, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -302,7 +308,7 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     sh, sw = small.shape[:2]
     clipped = _clipped(small)
     labels, centres = _cluster_labels(small, clipped)
-    best, best_score, fills_frame = None, 0.0, False
+    best, best_score, fills_frame, cut_sides = None, 0.0, False, []
     fallback, fallback_score, fallback_members = None, 0.0, []
     singles: dict[int, tuple[float, float]] = {}  # cluster: (score, hull area) alone
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
@@ -320,6 +326,7 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
         area = cv2.countNonZero(comp)
         if area > 0.85 * sh * sw:
             fills_frame = True
+            cut_sides = _sides_touched(comp)
             continue
         if len(members) > 1 and _touches_border(comp):
             continue  # clusters joined by hue may take a floor of the cloth's hue along
@@ -343,8 +350,14 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     if best is None and fallback is not None:
         best, best_members = fallback, fallback_members
     if best is None and fills_frame:
-        raise CalibrationError("no table found: one colour fills the frame (no rails "
-                               "around a cloth; a blank frame or a close-up?)")
+        if 0 < len(cut_sides) < 4:  # a table framed too tight: say where
+            raise CalibrationError(
+                "no table found: the cloth runs out of the frame at the "
+                + " and ".join(cut_sides) + " (the whole table, rails included, must be "
+                "in view)")
+        raise CalibrationError("no table found: one colour fills the frame (a blank "
+                               "frame, or a close-up: the whole table, rails included, "
+                               "must be in view)")
     if best is None:
         raise CalibrationError("no table found: no large, uniformly coloured four-sided "
                                "region (the cloth) in the frame")

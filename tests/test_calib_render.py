@@ -244,3 +244,24 @@ def test_broadcast_cutaways_are_right_or_refused(kind, seed):
 def test_broadcast_framing_names_are_checked():
     with pytest.raises(ValueError, match="unknown broadcast framing 'aerial'; known: snug"):
         render.broadcast_scene("aerial", 0)
+
+
+def test_a_table_framed_too_tight_is_refused_naming_the_cut_sides():
+    from simworld.render.scene import CUSHION_BAND
+
+    disc, cam, _, img, _ = render.broadcast_scene("tight", 0)
+    with pytest.raises(CalibrationError, match="runs out of the frame at the") as info:
+        calibrate_image(img)
+    named = str(info.value).split("frame at the ")[1].split(" (")[0].split(" and ")
+    # where the cloth and its cushions truly reach the frame's edges
+    t, b = disc.table, CUSHION_BAND
+    band = np.array([[-b, -b, 0], [t.length + b, -b, 0], [t.length + b, t.width + b, 0],
+                     [-b, t.width + b, 0]], float)
+    edge = np.concatenate([band[i] + (band[(i + 1) % 4] - band[i]) * f
+                           for i in range(4) for f in np.linspace(0, 1, 50)[:, None]])
+    px = cam.project(edge)
+    w, h = cam.size
+    reach = {"left": px[:, 0].min() < 0.02 * w, "right": px[:, 0].max() > 0.98 * w,
+             "top": px[:, 1].min() < 0.02 * h, "bottom": px[:, 1].max() > 0.98 * h}
+    assert named and all(reach[side] for side in named), (named, reach)
+    assert "whole table, rails included" in str(info.value)
