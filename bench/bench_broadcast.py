@@ -3,9 +3,10 @@
     python bench/bench_broadcast.py [--n 24] [--out docs/bench/calibration_broadcast.md]
 
 The issue asks that real broadcast frames be calibrated right or refused with a
-reason. ``simworld.render.broadcast_scene`` draws four framings (snug: the rails'
+reason. ``simworld.render.broadcast_scene`` draws five framings (snug: the rails'
 outer edges at the frame; tight: framed tighter still; close: a close-up of part of
-the table; side: a low camera 40-75 degrees off vertical), each with a random lens
+the table; side: a low camera 40-75 degrees off vertical; wide: the table small in
+the frame), each with a random lens
 and look (rail lettering, logos, score graphics, players). Each scene's outcome:
 
 * right: trusted (``ok``) and under 3 mm at every point of a 29 x 15 grid over the

@@ -399,7 +399,7 @@ def calibration_scene(seed: int, max_tilt: float = 20.0
 
 #: what a broadcast shows besides a club camera's whole-table view
 #: (:func:`broadcast_scene`)
-BROADCAST_KINDS = ("snug", "tight", "close", "side")
+BROADCAST_KINDS = ("snug", "tight", "close", "side", "wide")
 
 
 def broadcast_scene(kind: str, seed: int
@@ -411,7 +411,9 @@ def broadcast_scene(kind: str, seed: int
     * ``tight``: overhead up to 15 degrees, framed 1-7% tighter still (the rails cut,
       often a cushion or a corner of the cloth too);
     * ``close``: a close-up of part of the table (up to 30 degrees);
-    * ``side``: a low camera 40-75 degrees off vertical.
+    * ``side``: a low camera 40-75 degrees off vertical;
+    * ``wide``: overhead up to 20 degrees, the table small in the frame (12-30% of it
+      left around the rails: a wide shot, or a club camera hung high).
 
     A discipline in turn, its opening balls, 1920x1080 for even seeds and 1280x720
     for odd ones, a random lens and look."""
@@ -441,9 +443,12 @@ def broadcast_scene(kind: str, seed: int
                           margin=float(rng.uniform(-1.5, -0.6)),
                           target_offset=(float(rng.uniform(-0.35, 0.35) * t.length),
                                          float(rng.uniform(-0.3, 0.3) * t.width)), **lens)
-    else:
+    elif kind == "side":
         cam = make_camera(t, size, tilt_deg=float(rng.uniform(40, 75)),
                           margin=float(rng.uniform(-0.1, 0.1)), **lens)
+    else:
+        cam = make_camera(t, size, tilt_deg=float(rng.uniform(0, 20)),
+                          margin=float(rng.uniform(0.12, 0.3)), **lens)
     look = random_look(seed)
     img, truth = render_still(disc, dict(disc.opening), camera=cam, look=look, seed=seed)
     return disc, cam, look, img, truth
