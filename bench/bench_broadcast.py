@@ -19,7 +19,6 @@ and look (rail lettering, logos, score graphics, players). Each scene's outcome:
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import time
@@ -30,10 +29,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.rows import keep_row, read_rows, write_summary  # noqa: E402
 from calibration import calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
-from equipment.files import atomic_write_text  # noqa: E402
 from simworld.render import BROADCAST_KINDS, broadcast_scene  # noqa: E402
 
 
@@ -122,12 +121,8 @@ def main() -> int:
                     help="only write the summary of rows kept by earlier runs (--jsonl)")
     args = ap.parse_args()
     if args.summarise:
-        rows = []
-        for path in args.summarise:
-            with open(path, encoding="utf-8") as fh:
-                rows += [json.loads(line) for line in fh if line.strip()]
-        atomic_write_text(args.out, summarise(rows, args.label))
-        print(f"wrote {args.out} from {len(rows)} scenes", file=sys.stderr)
+        rows = read_rows(args.summarise)
+        write_summary(args.out, summarise(rows, args.label), len(rows))
         return 0
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     for k in kinds:
@@ -142,13 +137,8 @@ def main() -> int:
             print(f"[{len(rows)}/{total}] {kind} seed {seed} {r['discipline']}: "
                   f"{r['outcome']} {r.get('err_max', float('nan')):.2f} mm "
                   f"t={r['time']:.2f}s", file=sys.stderr, flush=True)
-            if args.jsonl:
-                with open(args.jsonl, "a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(r) + "\n")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out, summarise(rows, args.label))
-    print(f"wrote {out}", file=sys.stderr)
+            keep_row(args.jsonl, r)
+    write_summary(args.out, summarise(rows, args.label), len(rows))
     return 0
 
 

@@ -23,7 +23,6 @@ with the discipline's opening balls on the table. Against the renderer's exact t
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -32,11 +31,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.rows import keep_row, read_rows, write_summary  # noqa: E402
 from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
 from calibration.light import MIN_LUX  # noqa: E402
-from equipment.files import atomic_write_text  # noqa: E402
 from simworld.render import calibration_scene  # noqa: E402
 from simworld.render.renderer import GAMMA  # noqa: E402
 
@@ -203,13 +202,9 @@ def main() -> int:
                     help="only write the summary of rows kept by earlier runs (--jsonl)")
     args = ap.parse_args()
     if args.summarise:
-        rows = []
-        for path in args.summarise:
-            with open(path, encoding="utf-8") as fh:
-                rows += [json.loads(line) for line in fh if line.strip()]
+        rows = read_rows(args.summarise)
         rows = sorted({r["seed"]: r for r in rows}.values(), key=lambda r: r["seed"])
-        atomic_write_text(args.out, summarise(rows, args.label))
-        print(f"wrote {args.out} from {len(rows)} scenes", file=sys.stderr)
+        write_summary(args.out, summarise(rows, args.label), len(rows))
         return 0
     rows = []
     for k, seed in enumerate(range(args.start, args.start + args.n)):
@@ -218,13 +213,8 @@ def main() -> int:
         print(f"[{k + 1}/{args.n}] seed {seed} {r['discipline']}: ok={r.get('ok')} "
               f"max={r.get('err_max', float('nan')):.2f} mm t={r['time']:.2f}s "
               f"lux={r.get('lux_rel_max', float('nan')):.3f}", file=sys.stderr, flush=True)
-        if args.jsonl:
-            with open(args.jsonl, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(r) + "\n")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out, summarise(rows, args.label))
-    print(f"wrote {out}", file=sys.stderr)
+        keep_row(args.jsonl, r)
+    write_summary(args.out, summarise(rows, args.label), len(rows))
     return 0
 
 

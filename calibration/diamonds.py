@@ -406,11 +406,11 @@ MULTI_BELOW = 0.8
 MAX_BLOBS = 5  # blobs kept near each diamond's rough place
 
 
-def _settle(th: np.ndarray, table: Table, model: RailModel, found: dict[int, np.ndarray],
+def _settle(th: np.ndarray, table: Table, model: RailModel, n_agree: int,
             ppm: float, tol: float) -> tuple[RailModel, dict[int, np.ndarray]]:
-    """Search again around the model's predictions while that finds more diamonds."""
-    n_agree = len(found)
-    found = {}
+    """Search again around the model's predictions (``n_agree`` diamonds agree with it)
+    while that finds more diamonds."""
+    found: dict[int, np.ndarray] = {}
     for _ in range(2):  # a second round finds what the refined model now reaches
         again = _model_search(th, table, model, ppm, tol)
         if again is None or len(again[1]) <= len(found):
@@ -436,9 +436,7 @@ def _fit_candidates(th: np.ndarray, table: Table, pairs: list[tuple[int, np.ndar
                          ids if several else None)
     if fit is None or fit[1].sum() < MIN_DIAMONDS:
         return None
-    model, mask = fit
-    first = {int(i): c for (i, c), m in zip(pairs, mask, strict=True) if m}
-    model, found = _settle(th, table, model, first, ppm, tol)
+    model, found = _settle(th, table, fit[0], int(fit[1].sum()), ppm, tol)
     return (model, found) if len(found) >= MIN_DIAMONDS else None
 
 
