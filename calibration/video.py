@@ -91,7 +91,8 @@ def calibrate(source, table: str | None = None, corners=None, seconds: float = 3
         except CalibrationError as exc:
             errors.append(str(exc))
             continue
-        key = (c.ok, -c.quality.get("predicted_max_error_mm", 99.0))
+        predicted = c.quality.get("predicted_max_error_mm")  # None: not estimated
+        key = (c.ok, -(99.0 if predicted is None else predicted))
         if best is None or key > best[0]:
             best = (key, c)
         if c.ok and corners is None:

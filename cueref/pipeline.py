@@ -84,7 +84,7 @@ def referee_video(video: str | os.PathLike, game: str, outdir: str | os.PathLike
     calib.save(files["calib.json"])
     q = calib.quality
     _say(progress, f"  {calib.table}: predicted max error "
-         f"{q.get('predicted_max_error_mm', '-')} mm, "
+         f"{q.get('predicted_max_error_mm') or '-'} mm, "
          f"{'trusted' if calib.ok else 'NOT trusted'}")
 
     _say(progress, "checking the calibration and metering the light over the video ...")
