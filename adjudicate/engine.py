@@ -131,7 +131,8 @@ class _Observer:
         if e.type == "calibration" and e.extra.get("status") in ("moved", "lost"):
             return Warning(e.t, f"calibration_{e.extra['status']}",
                            f"calibration {e.extra['status']}: positions are unreliable until "
-                           "the camera is recalibrated", None, shot)
+                           "a calibrated view returns or the camera is recalibrated",
+                           None, shot)
         if e.type == "unobservable":
             t_end = e.extra.get("t_end", e.t)
             return Warning(e.t, "unobservable", f"table not observable from {e.t:.2f} s to "

@@ -5,7 +5,9 @@
 Every scene is drawn by ``simworld.render`` with a random camera (tilt up to 20 deg,
 yaw, roll, focal length, radial and tangential distortion, 1280x720 or 1920x1080) and
 a random look (cloth, lamps and lamp failures, noise, vignetting, players, graphics),
-with the discipline's opening balls on the table. Against the renderer's exact truth:
+with the discipline's opening balls on the table (``--balls random``: the same scenes
+with the balls in a plausible mid-game position instead, the spots mostly free).
+Against the renderer's exact truth:
 
 * mapping error (mm) at a 29 x 15 grid over the playing surface (cloth plane) and at
   ball-centre height;
@@ -36,16 +38,18 @@ from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
 from calibration.light import MIN_LUX  # noqa: E402
-from simworld.render import calibration_scene  # noqa: E402
+from simworld.render import BALL_LAYOUTS, calibration_scene  # noqa: E402
 from simworld.render.renderer import GAMMA  # noqa: E402
 
 
-def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None) -> dict:
+def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
+             balls: str = "opening") -> dict:
     """One scene's row. ``height_sd``: the camera height is given to the calibration
     as an installer would measure it, off the truth by a normal draw of this sigma."""
-    disc, cam, look, img, truth = calibration_scene(seed, max_tilt)
+    disc, cam, look, img, truth = calibration_scene(seed, max_tilt, balls)
     table = disc.table
-    out = {"seed": seed, "max_tilt": max_tilt, "discipline": disc.name, "table": table.name,
+    out = {"seed": seed, "max_tilt": max_tilt, "balls": balls, "discipline": disc.name,
+           "table": table.name,
            "size": list(cam.size), "tilt": None, "occluders": list(truth.occluders)}
     given = {}
     if height_sd:
@@ -125,15 +129,23 @@ def summarise(rows: list[dict], label: str = "") -> str:
     sds = {r["height_given"][1] for r in rows if r.get("height_given")}
     if sds:
         tilt_arg += f" --camera-height-sd {max(sds):g}"
+    random_balls = any(r.get("balls") == "random" for r in rows)
+    if random_balls:
+        tilt_arg += " --balls random"
+    title = [w for w, on in (("camera height given", sds), ("balls in mid-game positions",
+                                                             random_balls)) if on]
     lines = [
-        "# Calibration benchmark" + (" (camera height given)" if sds else ""),
+        "# Calibration benchmark" + (f" ({'; '.join(title)})" if title else ""),
         "",
         f"`python bench/bench_calibration.py --n {n}{tilt_arg}` — {n} rendered scenes "
         "(simworld.render:"
         f" random camera up to {tilt:g} deg tilt, yaw,"
         " roll, focal length, k1/k2/p1/p2, 1280x720 or"
         " 1920x1080; random look: cloth, lamps and failures, noise, vignetting, players,"
-        " graphics; the discipline's opening balls). Measured on the 2-core shared machine.",
+        " graphics; "
+        + ("the balls in a random mid-game position" if random_balls
+           else "the discipline's opening balls")
+        + "). Measured on the 2-core shared machine.",
         "",
         *([label, ""] if label else []),
         "| figure | target | measured |",
@@ -195,6 +207,9 @@ def main() -> int:
     ap.add_argument("--camera-height-sd", type=float, default=None, metavar="MM",
                     help="give each calibration the camera height as measured at "
                     "installation: the truth plus a normal error of this sigma")
+    ap.add_argument("--balls", choices=BALL_LAYOUTS, default="opening",
+                    help="the balls at the discipline's opening (on the spots) or in a "
+                    "random mid-game position, in the same scenes")
     ap.add_argument("--out", default="docs/bench/calibration.md")
     ap.add_argument("--jsonl", default=None, help="also keep the per-scene rows here")
     ap.add_argument("--label", default="", help="a line to add under the title")
@@ -208,7 +223,7 @@ def main() -> int:
         return 0
     rows = []
     for k, seed in enumerate(range(args.start, args.start + args.n)):
-        r = evaluate(seed, args.max_tilt, args.camera_height_sd)
+        r = evaluate(seed, args.max_tilt, args.camera_height_sd, args.balls)
         rows.append(r)
         print(f"[{k + 1}/{args.n}] seed {seed} {r['discipline']}: ok={r.get('ok')} "
               f"max={r.get('err_max', float('nan')):.2f} mm t={r['time']:.2f}s "

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from .detect import find_blob_near, tophat
+from .detect import find_blob_near, sight_image, tophat
 from .result import Calibration
 
 MOVED_MM = 2.5  # median diamond shift above this: the camera moved
@@ -64,11 +64,10 @@ def check(frame: np.ndarray, calib: Calibration) -> CheckResult:
     if (w, h) != cam.size:
         return CheckResult("lost", details={"reason": f"frame size {w}x{h} differs from "
                                                       f"the calibration's {cam.size}"})
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
     exp_px = cam.table_to_image(t.diamonds, t.rail_top_height)
     # top-hat only around the rails: the frame's centre is not needed
-    th = tophat(gray, 45 * ppm)
+    th = tophat(sight_image(frame, calib.sights), 45 * ppm)
     min_peak = 10.0
     shifts = []
     for p, xy in zip(exp_px, t.diamonds, strict=True):

@@ -490,6 +490,27 @@ def _refine_edges(image: np.ndarray, model: ClothModel, pts: np.ndarray,
 
 
 # ---------------------------------------------------------------------- blobs
+#: what the rails' sights look like: white or pearl on a darker rail, or black on a
+#: light one (maple, beech)
+SIGHTS = ("light", "dark")
+
+
+def sight_image(image: np.ndarray, sights: str = "light") -> np.ndarray:
+    """The image the rails' sights are looked for in (as bright details).
+
+    Light sights are white or pearl, that is neutral, while rails are coloured (wood is
+    dark in blue, a blue laminate in red): each pixel's darkest channel shows a sight
+    against its rail better than grey, where blue weighs 11%; on light maple, whose red
+    is near clipping, it is the difference between a sight lost in the grain and one
+    found. Dark sights are the inverse of each pixel's brightest channel (a light
+    rail is bright in at least one)."""
+    if sights == "light":
+        return image.min(axis=2)
+    if sights == "dark":
+        return 255 - image.max(axis=2)
+    raise ValueError(f"unknown sights {sights!r}; known: {', '.join(SIGHTS)}")
+
+
 def tophat(gray: np.ndarray, size_px: float, min_width_px: float = 0.0) -> np.ndarray:
     """Bright details smaller than ``size_px`` (diamonds, spots) over their surroundings;
     ``min_width_px`` first removes thinner ones (chalk lines running through a spot)."""

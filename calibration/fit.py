@@ -22,7 +22,14 @@ from scipy.optimize import least_squares
 from equipment.tables import TABLES, Table, get_table
 
 from .camera import CameraModel, camera_matrix
-from .detect import CalibrationError, ClothRegion, find_blob_near, find_cloth, tophat
+from .detect import (
+    CalibrationError,
+    ClothRegion,
+    find_blob_near,
+    find_cloth,
+    sight_image,
+    tophat,
+)
 from .diamonds import MULTI_BELOW, DiamondSearch, grow_diamonds, locate_diamonds
 from .result import Calibration
 
@@ -38,6 +45,9 @@ MAX_PREDICTED_MM = 2.5  # predicted (3 sigma) cloth error above this: do not tru
 #: (a few diamonds of a low side view, a wrong geometry): refitting it only costs time
 DIVERGED_RMS_MM = 20.0
 MIN_FOUND = 0.5  # fewer of a table's diamonds found than this share: do not trust
+#: the best light-sight geometry scores under this (its share of diamonds found less
+#: 0.15 per mm RMS; a clean view scores about 0.9): look for dark sights as well
+DARK_SIGHTS_BELOW = 0.6
 MAX_EDGE_POINTS = 30  # per cloth side, evenly spread
 CAMERA_HEIGHT_SD_MM = 50.0  # tape from cloth to lens; the optical centre is inside [assumed]
 NEAR_VERTICAL_DEG = 8.0  # below this tilt the height shows only as rail parallax
@@ -911,6 +921,56 @@ def _pockets_seen(gray: np.ndarray, cam: CameraModel, table: Table, cloth_level:
     return n
 
 
+def _attempts(sights: np.ndarray, region: ClothRegion, size, given_rep: str | None
+              ) -> dict[str, Attempt]:
+    """A camera fitted to each table geometry whose diamonds are found in ``sights``
+    (:func:`sight_image`)."""
+    th_cache: dict = {}
+    searches: dict[str, DiamondSearch] = {}
+
+    def search_diamonds(rep: str, thorough: bool) -> None:
+        try:
+            search = locate_diamonds(sights, th_cache, region.quad, TABLES[rep], size,
+                                     thorough)
+        except (np.linalg.LinAlgError, ValueError, cv2.error):
+            search = None
+        if search is not None and (rep not in searches
+                                   or len(search.found) > len(searches[rep].found)):
+            searches[rep] = search
+
+    # the strongest blob near each diamond first; every blob near each (sponsor
+    # lettering on the rails) only when no geometry is found cleanly that way (a
+    # pool geometry on a lettered carom table still finds 17 of its 18 diamonds,
+    # at 2 px: benchmark scene 116)
+    for rep in GEOMETRY_GROUPS:
+        search_diamonds(rep, thorough=False)
+
+    def most_found(rep: str) -> bool:
+        return rep in searches and (len(searches[rep].found)
+                                    >= MULTI_BELOW * len(TABLES[rep].diamonds))
+
+    if not any(most_found(rep) and sr.rms_px <= PRUNE_RMS_PX
+               for rep, sr in searches.items()):
+        for rep in GEOMETRY_GROUPS:
+            if not most_found(rep):  # (a thorough search would end where it did)
+                search_diamonds(rep, thorough=True)
+    # the geometries share their proportions but not their diamonds' exact places: one
+    # whose diamonds sit a few times worse than another's, which found as many, is not
+    # fitted at all
+    finite = [sr for sr in searches.values() if np.isfinite(sr.rms_px)]
+    attempts: dict[str, Attempt] = {}
+    for rep, search in searches.items():
+        if rep != given_rep and any(
+                search.rms_px > max(PRUNE_RMS_RATIO * o.rms_px, PRUNE_RMS_PX)
+                and len(search.found) <= len(o.found) for o in finite if o is not search):
+            continue
+        try:
+            attempts[rep] = _try_profile(region, TABLES[rep], size, search)
+        except (np.linalg.LinAlgError, ValueError, cv2.error):
+            pass
+    return attempts
+
+
 def calibrate_image(image: np.ndarray, table: str | None = None,
                     corners: np.ndarray | None = None, strict: bool = True,
                     camera_height: float | None = None,
@@ -940,49 +1000,19 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
         return calibrate_from_corners(image, corners, table or "carom")
     region = find_cloth(image)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    th_cache: dict = {}
     group_of = {n: rep for rep, names in GEOMETRY_GROUPS.items() for n in names}
-    searches: dict[str, DiamondSearch] = {}
-
-    def search_diamonds(rep: str, thorough: bool) -> None:
-        try:
-            search = locate_diamonds(gray, th_cache, region.quad, TABLES[rep], size, thorough)
-        except (np.linalg.LinAlgError, ValueError, cv2.error):
-            search = None
-        if search is not None and (rep not in searches
-                                   or len(search.found) > len(searches[rep].found)):
-            searches[rep] = search
-
-    # the strongest blob near each diamond first; every blob near each (sponsor
-    # lettering on the rails) only when no geometry is found cleanly that way (a
-    # pool geometry on a lettered carom table still finds 17 of its 18 diamonds,
-    # at 2 px: benchmark scene 116)
-    for rep in GEOMETRY_GROUPS:
-        search_diamonds(rep, thorough=False)
-    def most_found(rep: str) -> bool:
-        return rep in searches and (len(searches[rep].found)
-                                    >= MULTI_BELOW * len(TABLES[rep].diamonds))
-
-    if not any(most_found(rep) and sr.rms_px <= PRUNE_RMS_PX
-               for rep, sr in searches.items()):
-        for rep in GEOMETRY_GROUPS:
-            if not most_found(rep):  # (a thorough search would end where it did)
-                search_diamonds(rep, thorough=True)
-    # the geometries share their proportions but not their diamonds' exact places: one
-    # whose diamonds sit a few times worse than another's, which found as many, is not
-    # fitted at all
-    finite = [sr for sr in searches.values() if np.isfinite(sr.rms_px)]
-    attempts: dict[str, Attempt] = {}
-    for rep, search in searches.items():
-        given = table is not None and group_of[table] == rep
-        if not given and any(search.rms_px > max(PRUNE_RMS_RATIO * o.rms_px, PRUNE_RMS_PX)
-                             and len(search.found) <= len(o.found)
-                             for o in finite if o is not search):
-            continue
-        try:
-            attempts[rep] = _try_profile(region, TABLES[rep], size, search)
-        except (np.linalg.LinAlgError, ValueError, cv2.error):
-            pass
+    given_rep = group_of[table] if table is not None else None
+    polarity = "light"
+    attempts = _attempts(sight_image(image), region, size, given_rep)
+    best_light = max((a.score for a in attempts.values()), default=-np.inf)
+    if best_light < DARK_SIGHTS_BELOW:
+        # black sights on a light rail (maple, beech): the same search on the image's
+        # dark details, taken only where it finds most of a geometry's sights and fits
+        # clearly better (light blobs on such a rail fit at 6-9 mm)
+        dark = _attempts(sight_image(image, "dark"), region, size, given_rep)
+        if any(len(a.obs.diamonds) >= MULTI_BELOW * a.n_expected
+               and a.score > best_light + 0.2 for a in dark.values()):
+            attempts, polarity = dark, "dark"
     if not attempts:
         raise CalibrationError("table not recognised: the rails' diamonds were not found "
                                "around the cloth (too few visible, or not an overhead view)")
@@ -1005,8 +1035,8 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     else:
         a = attempts[best_rep]
         chosen_name = _variant_by_lines(gray, a, GEOMETRY_GROUPS[best_rep])
-    calib = _finish(image, gray, region, a, chosen_name, th_cache, size, cloth_level,
-                    height)
+    calib = _finish(image, gray, region, a, chosen_name, size, cloth_level, height)
+    calib.sights = polarity
     if strict and not calib.ok:
         raise CalibrationError("calibration not trusted: " + "; ".join(calib.quality["reasons"]))
     return calib
@@ -1051,7 +1081,7 @@ def _mismatch_message(table: str, best: Attempt, size) -> str:
             f"{t.name!r} ({per_rail} diamonds per long rail)")
 
 
-def _finish(image, gray, region, a: Attempt, chosen_name: str, th_cache, size,
+def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
             cloth_level: float, camera_height: tuple[float, float] | None = None
             ) -> Calibration:
     table = get_table(chosen_name)

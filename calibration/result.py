@@ -14,7 +14,7 @@ from equipment.files import atomic_write_text, read_json
 from equipment.tables import Table, get_table
 
 from .camera import CameraModel
-from .detect import ClothModel
+from .detect import SIGHTS, ClothModel
 
 FORMAT = "cueref.calibration/1"
 
@@ -33,6 +33,7 @@ class Calibration:
     edge_offsets: dict[str, float] = field(default_factory=dict)  # cloth edge beyond nose, mm
     photometry: dict[str, Any] = field(default_factory=dict)  # light meter scale etc.
     warnings: list[str] = field(default_factory=list)
+    sights: str = "light"  # the rails' sights: light (white, pearl) or dark (black)
 
     @property
     def profile(self) -> Table:
@@ -65,6 +66,7 @@ class Calibration:
             "spot_residuals_mm": {k: round(v, 3) for k, v in self.spot_residuals.items()},
             "quality": self.quality,
             "edge_offsets_mm": {k: round(v, 2) for k, v in self.edge_offsets.items()},
+            "sights": self.sights,
             "cloth": self.cloth.to_dict() if self.cloth else None,
             "photometry": self.photometry,
             "warnings": self.warnings,
@@ -80,6 +82,9 @@ class Calibration:
     def from_dict(cls, d: dict[str, Any], where: str = "calibration") -> Calibration:
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise ValueError(f"{where}: not a cueref calibration (format {FORMAT!r} expected)")
+        if d.get("sights", "light") not in SIGHTS:
+            raise ValueError(f"{where}: bad field 'sights': {d.get('sights')!r} (known: "
+                             f"{', '.join(SIGHTS)})")
         try:
             cam = CameraModel.from_dict(d)
             get_table(d["table"])
@@ -94,7 +99,8 @@ class Calibration:
                    cloth=ClothModel.from_dict(d["cloth"]) if d.get("cloth") else None,
                    edge_offsets=dict(d.get("edge_offsets_mm", {})),
                    photometry=dict(d.get("photometry", {})),
-                   warnings=list(d.get("warnings", [])))
+                   warnings=list(d.get("warnings", [])),
+                   sights=d.get("sights", "light"))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Calibration:

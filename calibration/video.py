@@ -109,49 +109,80 @@ def video_events(path, calib: Calibration | None = None, table: str | None = Non
                  check_every_s: float = 1.0, meter: LightMeter | None = None,
                  reference_lux: float | None = None, retry_every_s: float = 5.0,
                  gamma: float | None = None) -> list[Event]:
-    """``calibration`` (ok / moved / lost / recalibrated) and ``light`` records.
+    """``calibration`` (ok / moved / lost / recalibrated / restored) and ``light``
+    records.
 
     A calibration not trusted at the start (at the opening the balls hide the spots
     that pin a near-vertical camera's height) is tried again every ``retry_every_s``
     on a later frame, and a trusted one replaces it (``recalibrated``).
 
+    The views are remembered. A broadcast cuts away from the table camera (a close-up,
+    the players) and back: that stretch gives one ``lost`` (or ``moved``) record where
+    it starts and one ``restored`` where a known view comes back (the one it left, or
+    another table camera calibrated earlier), not a record and a recalibration at every
+    check. While no known view matches, a recalibration is tried at once (a bumped
+    camera) and then every ``retry_every_s`` (each try takes about a second). ``view``
+    numbers the camera views in the order they were calibrated.
+
     ``light`` records are written at the start and whenever the light changes (a lamp
     failing), with ``status: auto_exposure`` once the camera is seen to chase its own
-    exposure. ``reference_lux`` (one lux-meter reading of the mean over the cloth,
-    taken at the start) gives the photometric scale when ``calib`` has none; ``gamma``
-    the camera's output curve (:class:`LightMeter`) when ``meter`` is not given.
+    exposure; each view keeps its own meter. ``reference_lux`` (one lux-meter reading
+    of the mean over the cloth, taken at the start) gives the photometric scale when
+    ``calib`` has none; ``gamma`` the camera's output curve (:class:`LightMeter`) when
+    ``meter`` is not given.
     """
     events: list[Event] = []
     fps = _fps(path)
     if calib is None:
         calib = calibrate(path, table, strict=False)  # untrusted: tried again later
-    events.append(Event(0.0, "calibration", frame=0, extra={
-        "status": "ok" if calib.ok else "lost",
-        "quality_mm": calib.quality.get("predicted_max_error_mm")}))
-    meter = meter or LightMeter(calib, gamma=gamma)
+    views = [calib]
+    meters = [meter or LightMeter(calib, gamma=gamma)]
+    cur = 0
+
+    def record(t: float, k: int, status: str, **extra) -> None:
+        events.append(Event(t, "calibration", frame=frame_of(t, fps) if fps else k,
+                            extra={"status": status, "view": cur, **extra}))
+
+    record(0.0, 0, "ok" if calib.ok else "lost",
+           quality_mm=calib.quality.get("predicted_max_error_mm"))
     said_ae = False
     last_try = 0.0
+    away = False  # no known view matches the frames (a cut-away, a bumped camera)
+    next_try = 0.0
     for t, k, frame in read_frames(path, step_s=check_every_s):
-        if not calib.ok and t - last_try >= retry_every_s - 1e-9:
+        if not views[cur].ok and not away and t - last_try >= retry_every_s - 1e-9:
             last_try = t
-            better = _recalibrate(frame, calib)
+            better = _recalibrate(frame, views[cur])
             if better is not None:
-                calib, meter = better, meter.for_calibration(better)
-                events.append(Event(t, "calibration", frame=k, extra={
-                    "status": "recalibrated",
-                    "quality_mm": calib.quality.get("predicted_max_error_mm")}))
-        res = check(frame, calib)
-        if res.status != "ok":
-            events.append(Event(t, "calibration", frame=frame_of(t, fps) if fps else k,
-                                extra={"status": res.status,
-                                       "shift_mm": None if res.shift_mm is None
-                                       else round(res.shift_mm, 2)}))
-            new = _recalibrate(frame, calib)
-            if new is not None:
-                calib, meter = new, meter.for_calibration(new)
-                events.append(Event(t, "calibration", frame=k,
-                                    extra={"status": "recalibrated"}))
-            continue
+                views[cur], meters[cur] = better, meters[cur].for_calibration(better)
+                record(t, k, "recalibrated",
+                       quality_mm=better.quality.get("predicted_max_error_mm"))
+        res = check(frame, views[cur])
+        if not res.ok:
+            known = next((i for i, v in enumerate(views)
+                          if i != cur and v.ok and check(frame, v).ok), None)
+            if known is not None:  # another table camera, calibrated earlier
+                cur, away = known, False
+                record(t, k, "restored")
+            else:
+                if not away:
+                    away, next_try = True, t
+                    record(t, k, res.status, shift_mm=None if res.shift_mm is None
+                           else round(res.shift_mm, 2))
+                if t >= next_try - 1e-9:
+                    next_try = t + retry_every_s
+                    new = _recalibrate(frame, views[cur])
+                    if new is not None:
+                        views.append(new)
+                        meters.append(meters[cur].for_calibration(new))
+                        cur, away = len(views) - 1, False
+                        record(t, k, "recalibrated",
+                               quality_mm=new.quality.get("predicted_max_error_mm"))
+                continue
+        elif away:
+            away = False
+            record(t, k, "restored")
+        meter = meters[cur]
         if k == 0 and reference_lux is not None and meter.lux_per_unit is None:
             meter.reference(frame, reference_lux)
         reading, changed = meter.observe(frame)

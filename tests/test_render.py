@@ -565,3 +565,45 @@ def test_varnished_rails_mirror_a_hall_light_where_optics_says():
 def test_rail_gloss_is_checked():
     with pytest.raises(ValueError, match="rail gloss"):
         Look(rail_gloss=2.0).check()
+
+
+def test_rail_finishes_paint_the_rails_and_their_sights():
+    """A laminate is the look's colour with almost no grain; a light-wood rail with
+    black sights has each sight, at the table's diamond position, darker than the rail
+    around it. random_look draws all three finishes."""
+    from equipment.tables import TABLES
+    from simworld.render.look import RAIL_FINISHES, random_look
+    from simworld.render.scene import REGION_RAIL, TopTexture
+
+    table = TABLES["carom"]
+    navy = (0.012, 0.025, 0.09)
+    lam = TopTexture(table, replace(Look.default(), wood=navy, rail_grain=0.03),
+                     np.random.default_rng(5))
+    wood = TopTexture(table, Look.default(), np.random.default_rng(5))
+    rails = lam.codes == REGION_RAIL
+    far = np.ones(rails.shape, bool)  # away from the diamonds
+    for dx, dy in table.diamonds:
+        u, v = lam.px(dx, dy)
+        far[max(int(v) - 40, 0):int(v) + 40, max(int(u) - 40, 0):int(u) + 40] = False
+    px = lam.image[rails & far]
+    assert np.allclose(np.median(px, axis=0), navy, rtol=0.05)
+    spread = np.std(px[:, 2]) / np.mean(px[:, 2])
+    grainy = wood.image[rails & far][:, 0]
+    assert spread < 0.03 < np.std(grainy) / np.mean(grainy)
+
+    maple = replace(Look.default(), wood=(0.55, 0.36, 0.18), diamond=(0.04, 0.04, 0.04))
+    tex = TopTexture(table, maple, np.random.default_rng(5))
+    for dx, dy in table.diamonds:
+        u, v = tex.px(dx, dy)
+        centre = tex.image[int(round(float(v))), int(round(float(u)))]
+        assert np.allclose(centre, maple.diamond, atol=0.02)
+        side = (dx + maple.diamond_size, dy) if dy < 0 or dy > table.width \
+            else (dx, dy + maple.diamond_size)
+        u, v = tex.px(*side)
+        assert tex.image[int(round(float(v))), int(round(float(u)))].mean() > 5 * centre.mean()
+    finishes = set()
+    for seed in range(60):
+        lk = random_look(seed)
+        finishes.add("laminate" if lk.rail_grain < 0.18 else
+                      "light_wood" if lk.wood[1] > 0.2 else "wood")
+    assert finishes == set(RAIL_FINISHES)

@@ -2,6 +2,7 @@
 writes the exact per-frame truth (docs/renderer.md)."""
 
 from .api import (
+    BALL_LAYOUTS,
     BROADCAST_KINDS,
     broadcast_scene,
     calibration_scene,
@@ -15,8 +16,8 @@ from .look import CLOTHS, Lamp, Look, random_look
 from .truth import FrameTruth, ObjectTruth
 
 __all__ = [
-    "BROADCAST_KINDS", "CLOTHS", "Camera", "FrameTruth", "Lamp", "Look", "ObjectTruth",
-    "broadcast_scene", "calibration_scene", "default_camera", "make_camera",
+    "BALL_LAYOUTS", "BROADCAST_KINDS", "CLOTHS", "Camera", "FrameTruth", "Lamp", "Look",
+    "ObjectTruth", "broadcast_scene", "calibration_scene", "default_camera", "make_camera",
     "random_camera", "random_look", "random_setup", "render_still", "render_video",
     "truth_path",
 ]

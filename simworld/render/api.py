@@ -372,17 +372,28 @@ def random_setup(discipline: Discipline, seed: int, size: tuple[int, int] = (128
     return random_camera(discipline.table, rng, size), random_look(seed)
 
 
-def calibration_scene(seed: int, max_tilt: float = 20.0
+#: where the balls of a calibration scene lie (:func:`calibration_scene`)
+BALL_LAYOUTS = ("opening", "random")
+
+
+def calibration_scene(seed: int, max_tilt: float = 20.0, balls: str = "opening"
                       ) -> tuple[Discipline, Camera, Look, np.ndarray, FrameTruth]:
     """Scene ``seed`` of the calibration benchmark (bench/bench_calibration.py): a
-    discipline in turn, its opening balls, a random camera up to ``max_tilt`` degrees
-    off vertical at 1280x720 or 1920x1080 and a random look; every fourth scene
-    (``seed % 4 == 3``) a dim hall, its lamps at 30-60%, so that part of the cloth is
-    under 520 lux. Tests draw the same scenes as the benchmark from here."""
+    discipline in turn, a random camera up to ``max_tilt`` degrees off vertical at
+    1280x720 or 1920x1080 and a random look; every fourth scene (``seed % 4 == 3``) a
+    dim hall, its lamps at 30-60%, so that part of the cloth is under 520 lux. Tests
+    draw the same scenes as the benchmark from here.
+
+    ``balls``: ``opening``, the discipline's opening position (the balls on the spots
+    that would show a near-vertical camera's height), or ``random``, a plausible
+    mid-game position (:func:`simworld.scenes.random_layout`) in the same scene: the
+    camera, look and occluders are the opening scene's."""
     from dataclasses import replace
 
     from equipment import DISCIPLINES
 
+    if balls not in BALL_LAYOUTS:
+        raise ValueError(f"unknown ball layout {balls!r}; known: {', '.join(BALL_LAYOUTS)}")
     names = sorted(DISCIPLINES)
     disc = DISCIPLINES[names[seed % len(names)]]
     rng = np.random.default_rng([seed, 77])
@@ -393,7 +404,13 @@ def calibration_scene(seed: int, max_tilt: float = 20.0
         k = float(rng.uniform(0.3, 0.6))
         look = replace(look, lamps=tuple(replace(lp, intensity=lp.intensity * k)
                                          for lp in look.lamps))
-    img, truth = render_still(disc, dict(disc.opening), camera=cam, look=look, seed=seed)
+    if balls == "random":
+        from ..scenes import random_layout
+
+        layout = random_layout(disc.name, np.random.default_rng([seed, 78]))
+    else:
+        layout = dict(disc.opening)
+    img, truth = render_still(disc, layout, camera=cam, look=look, seed=seed)
     return disc, cam, look, img, truth
 
 

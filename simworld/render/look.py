@@ -73,7 +73,8 @@ class Look:
     cloth_texture: float = 0.04  # relative albedo noise of the weave
     cloth_wear: float = 0.25  # 0..1: lighter, greyer paths and spots of wear
     cushion_shade: float = 0.85  # cushion cloth albedo relative to the bed
-    wood: tuple[float, float, float] = (0.16, 0.065, 0.025)
+    wood: tuple[float, float, float] = (0.16, 0.065, 0.025)  # the rails' colour
+    rail_grain: float = 0.18  # contrast of the rails' grain (wood; a laminate is ~0.03)
     diamond: tuple[float, float, float] = (0.85, 0.84, 0.80)
     diamond_shape: str = "rhombus"  # or "round": inlaid sights come as both
     diamond_size: float = 22.0  # mm: a rhombus's long diagonal, a round sight's diameter
@@ -241,9 +242,34 @@ def random_look(seed: int) -> Look:
                   float(rng.uniform(3500.0, 7000.0)), float(rng.uniform(200.0, 3000.0)),
                   float(rng.choice([rng.uniform(60.0, 150.0), rng.uniform(300.0, 1200.0)])))
                  for _ in range(int(rng.integers(0, 9))))
-    return replace(look, diamond_shape=shape, diamond_size=size, rail_text=words,
+    look = replace(look, diamond_shape=shape, diamond_size=size, rail_text=words,
                    rail_text_colour=text_colour, rail_chalk=chalk, cloth_logo=logo,
                    rail_gloss=gloss, rail_roughness=roughness, hall_lights=hall)
+    # the rails' finish: dark wood (as before), light wood (maple, beech: pearl sights
+    # that barely stand out, or black ones, and dark lettering) or a coloured laminate
+    # (broadcast carom tables: black, grey, navy, blue beside a blue cloth...)
+    finish = str(rng.choice(RAIL_FINISHES, p=[0.6, 0.15, 0.25]))
+    if finish == "light_wood":
+        tone = np.array([0.55, 0.36, 0.18]) * rng.uniform(0.75, 1.2) * rng.uniform(0.9, 1.1, 3)
+        dark = bool(rng.random() < 0.25)
+        sight = rng.uniform(0.02, 0.08) if dark else rng.uniform(0.75, 0.95)
+        look = replace(look, wood=tuple(float(v) for v in tone),
+                       diamond=tuple(float(v) for v in sight * np.ones(3)),
+                       rail_text_colour=tuple(float(v) for v in rng.uniform(0.01, 0.08, 3)))
+    elif finish == "laminate":
+        colour = LAMINATES[int(rng.integers(len(LAMINATES)))]
+        tone = np.array(colour) * rng.uniform(0.8, 1.25)
+        look = replace(look, wood=tuple(float(v) for v in tone),
+                       rail_grain=float(rng.uniform(0.01, 0.05)))
+    return look
+
+
+#: how the rails are finished (:func:`random_look`)
+RAIL_FINISHES = ("wood", "light_wood", "laminate")
+#: laminated rails, linear RGB albedo: black, charcoal, grey, navy, blue, wine, green
+LAMINATES = ((0.02, 0.02, 0.022), (0.06, 0.06, 0.065), (0.2, 0.2, 0.21),
+             (0.012, 0.025, 0.09), (0.02, 0.06, 0.22), (0.12, 0.01, 0.025),
+             (0.02, 0.09, 0.04))
 
 
 DIAMOND_SHAPES = ("rhombus", "round")

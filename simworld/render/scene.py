@@ -397,7 +397,7 @@ class TopTexture:
         streak_x = cv2.resize(smooth_noise(rng, (h, w // 8 + 2), [1.5, 6], [0.6, 0.4]), (w, h))
         streak_y = cv2.resize(smooth_noise(rng, (h // 8 + 2, w), [1.5, 6], [0.6, 0.4]), (w, h))
         grain = np.where(rail_y[:, None], streak_x, streak_y)[rail]
-        img[rail] = np.asarray(look.wood, np.float32) * (1 + 0.18 * grain[:, None])
+        img[rail] = np.asarray(look.wood, np.float32) * (1 + look.rail_grain * grain[:, None])
         # diamonds on the rail tops
         dia = np.zeros((h, w), np.float32)
         size = float(look.diamond_size)
