@@ -490,21 +490,24 @@ def _refine_edges(image: np.ndarray, model: ClothModel, pts: np.ndarray,
 
 
 # ---------------------------------------------------------------------- blobs
-#: what the rails' sights look like: white or pearl on a darker rail, or black on a
-#: light one (maple, beech)
-SIGHTS = ("light", "dark")
+#: what the rails' sights look like (:func:`sight_image`)
+SIGHTS = ("light", "pale", "dark")
 
 
 def sight_image(image: np.ndarray, sights: str = "light") -> np.ndarray:
-    """The image the rails' sights are looked for in (as bright details).
+    """The image the rails' sights are looked for in, as bright details.
 
-    Light sights are white or pearl, that is neutral, while rails are coloured (wood is
-    dark in blue, a blue laminate in red): each pixel's darkest channel shows a sight
-    against its rail better than grey, where blue weighs 11%; on light maple, whose red
-    is near clipping, it is the difference between a sight lost in the grain and one
-    found. Dark sights are the inverse of each pixel's brightest channel (a light
-    rail is bright in at least one)."""
+    * ``light``: grey. White or pearl sights on a darker rail (dark wood, laminate).
+    * ``pale``: each pixel's darkest channel. Pearl sights on a light wooden rail:
+      sights are neutral and wood is dark in blue, so a sight stands out there (in
+      grey, blue weighs 11%: on maple, whose red is near clipping, the sight is lost in
+      the grain). Not the default: a colour channel carries the video's halved chroma
+      resolution and more noise, and moves the centroids of small sights.
+    * ``dark``: the inverse of each pixel's brightest channel. Black sights on a light
+      rail (a light rail is bright in at least one channel)."""
     if sights == "light":
+        return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if sights == "pale":
         return image.min(axis=2)
     if sights == "dark":
         return 255 - image.max(axis=2)

@@ -45,9 +45,6 @@ MAX_PREDICTED_MM = 2.5  # predicted (3 sigma) cloth error above this: do not tru
 #: (a few diamonds of a low side view, a wrong geometry): refitting it only costs time
 DIVERGED_RMS_MM = 20.0
 MIN_FOUND = 0.5  # fewer of a table's diamonds found than this share: do not trust
-#: the best light-sight geometry scores under this (its share of diamonds found less
-#: 0.15 per mm RMS; a clean view scores about 0.9): look for dark sights as well
-DARK_SIGHTS_BELOW = 0.6
 MAX_EDGE_POINTS = 30  # per cloth side, evenly spread
 CAMERA_HEIGHT_SD_MM = 50.0  # tape from cloth to lens; the optical centre is inside [assumed]
 NEAR_VERTICAL_DEG = 8.0  # below this tilt the height shows only as rail parallax
@@ -921,10 +918,14 @@ def _pockets_seen(gray: np.ndarray, cam: CameraModel, table: Table, cloth_level:
     return n
 
 
-def _attempts(sights: np.ndarray, region: ClothRegion, size, given_rep: str | None
-              ) -> dict[str, Attempt]:
-    """A camera fitted to each table geometry whose diamonds are found in ``sights``
-    (:func:`sight_image`)."""
+def _search(sights: np.ndarray, region: ClothRegion, size, thorough: bool = True
+            ) -> dict[str, DiamondSearch]:
+    """Each table geometry's diamonds found in ``sights`` (:func:`sight_image`).
+
+    The strongest blob near each diamond first; every blob near each (sponsor lettering
+    on the rails) only when no geometry is found cleanly that way (a pool geometry on a
+    lettered carom table still finds 17 of its 18 diamonds, at 2 px: benchmark scene
+    116) and ``thorough``."""
     th_cache: dict = {}
     searches: dict[str, DiamondSearch] = {}
 
@@ -938,25 +939,31 @@ def _attempts(sights: np.ndarray, region: ClothRegion, size, given_rep: str | No
                                    or len(search.found) > len(searches[rep].found)):
             searches[rep] = search
 
-    # the strongest blob near each diamond first; every blob near each (sponsor
-    # lettering on the rails) only when no geometry is found cleanly that way (a
-    # pool geometry on a lettered carom table still finds 17 of its 18 diamonds,
-    # at 2 px: benchmark scene 116)
     for rep in GEOMETRY_GROUPS:
         search_diamonds(rep, thorough=False)
-
-    def most_found(rep: str) -> bool:
-        return rep in searches and (len(searches[rep].found)
-                                    >= MULTI_BELOW * len(TABLES[rep].diamonds))
-
-    if not any(most_found(rep) and sr.rms_px <= PRUNE_RMS_PX
-               for rep, sr in searches.items()):
+    if thorough and not _clean(searches):
         for rep in GEOMETRY_GROUPS:
-            if not most_found(rep):  # (a thorough search would end where it did)
+            if not _most_found(searches, rep):  # (a thorough search would end where it did)
                 search_diamonds(rep, thorough=True)
-    # the geometries share their proportions but not their diamonds' exact places: one
-    # whose diamonds sit a few times worse than another's, which found as many, is not
-    # fitted at all
+    return searches
+
+
+def _most_found(searches: dict[str, DiamondSearch], rep: str) -> bool:
+    return rep in searches and (len(searches[rep].found)
+                                >= MULTI_BELOW * len(TABLES[rep].diamonds))
+
+
+def _clean(searches: dict[str, DiamondSearch]) -> bool:
+    """Some geometry has most of its diamonds found, sitting well on the rail model."""
+    return any(_most_found(searches, rep) and sr.rms_px <= PRUNE_RMS_PX
+               for rep, sr in searches.items())
+
+
+def _attempts(searches: dict[str, DiamondSearch], region: ClothRegion, size,
+              given_rep: str | None) -> dict[str, Attempt]:
+    """A camera fitted to each geometry's diamonds. The geometries share their
+    proportions but not their diamonds' exact places: one whose diamonds sit a few times
+    worse than another's, which found as many, is not fitted at all."""
     finite = [sr for sr in searches.values() if np.isfinite(sr.rms_px)]
     attempts: dict[str, Attempt] = {}
     for rep, search in searches.items():
@@ -1002,17 +1009,17 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     group_of = {n: rep for rep, names in GEOMETRY_GROUPS.items() for n in names}
     given_rep = group_of[table] if table is not None else None
-    polarity = "light"
-    attempts = _attempts(sight_image(image), region, size, given_rep)
-    best_light = max((a.score for a in attempts.values()), default=-np.inf)
-    if best_light < DARK_SIGHTS_BELOW:
-        # black sights on a light rail (maple, beech): the same search on the image's
-        # dark details, taken only where it finds most of a geometry's sights and fits
-        # clearly better (light blobs on such a rail fit at 6-9 mm)
-        dark = _attempts(sight_image(image, "dark"), region, size, given_rep)
-        if any(len(a.obs.diamonds) >= MULTI_BELOW * a.n_expected
-               and a.score > best_light + 0.2 for a in dark.values()):
-            attempts, polarity = dark, "dark"
+    sights, searches = "light", _search(gray, region, size)
+    if not _clean(searches):
+        # pearl sights on a light rail (maple, beech), black ones: looked for quickly,
+        # and taken where they show a geometry cleanly (the usual white sights were
+        # not found so, even blob by blob)
+        for other in ("pale", "dark"):
+            alt = _search(sight_image(image, other), region, size, thorough=False)
+            if _clean(alt):
+                sights, searches = other, alt
+                break
+    attempts = _attempts(searches, region, size, given_rep)
     if not attempts:
         raise CalibrationError("table not recognised: the rails' diamonds were not found "
                                "around the cloth (too few visible, or not an overhead view)")
@@ -1036,7 +1043,7 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
         a = attempts[best_rep]
         chosen_name = _variant_by_lines(gray, a, GEOMETRY_GROUPS[best_rep])
     calib = _finish(image, gray, region, a, chosen_name, size, cloth_level, height)
-    calib.sights = polarity
+    calib.sights = sights
     if strict and not calib.ok:
         raise CalibrationError("calibration not trusted: " + "; ".join(calib.quality["reasons"]))
     return calib

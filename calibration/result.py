@@ -33,7 +33,7 @@ class Calibration:
     edge_offsets: dict[str, float] = field(default_factory=dict)  # cloth edge beyond nose, mm
     photometry: dict[str, Any] = field(default_factory=dict)  # light meter scale etc.
     warnings: list[str] = field(default_factory=list)
-    sights: str = "light"  # the rails' sights: light (white, pearl) or dark (black)
+    sights: str = "light"  # the rails' sights as found (detect.sight_image)
 
     @property
     def profile(self) -> Table:

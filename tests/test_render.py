@@ -607,3 +607,19 @@ def test_rail_finishes_paint_the_rails_and_their_sights():
         finishes.add("laminate" if lk.rail_grain < 0.18 else
                       "light_wood" if lk.wood[1] > 0.2 else "wood")
     assert finishes == set(RAIL_FINISHES)
+
+
+def test_calibration_scene_with_random_balls_keeps_the_scene():
+    """``balls="random"`` moves the balls of a benchmark scene and nothing else: the
+    same camera, the balls off their opening places; an unknown layout is refused."""
+    disc, cam, _, _, opening = render_api.calibration_scene(3)
+    disc2, cam2, _, _, moved = render_api.calibration_scene(3, balls="random")
+    assert disc2.name == disc.name
+    assert np.allclose(opening.K, moved.K) and np.allclose(opening.rvec, moved.rvec)
+    assert np.allclose(opening.tvec, moved.tvec)
+    shared = set(opening.objects) & set(moved.objects)
+    assert shared
+    assert all(np.hypot(*np.subtract(opening.objects[k].centre, moved.objects[k].centre)) > 5
+               for k in shared)
+    with pytest.raises(ValueError, match="ball layout"):
+        render_api.calibration_scene(3, balls="rack")
