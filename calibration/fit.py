@@ -918,33 +918,26 @@ def _pockets_seen(gray: np.ndarray, cam: CameraModel, table: Table, cloth_level:
     return n
 
 
-def _search(sights: np.ndarray, region: ClothRegion, size, thorough: bool = True
+def _search(sights: np.ndarray, region: ClothRegion, size, thorough: bool = False,
+            searches: dict[str, DiamondSearch] | None = None, cache: dict | None = None
             ) -> dict[str, DiamondSearch]:
-    """Each table geometry's diamonds found in ``sights`` (:func:`sight_image`).
-
-    The strongest blob near each diamond first; every blob near each (sponsor lettering
-    on the rails) only when no geometry is found cleanly that way (a pool geometry on a
-    lettered carom table still finds 17 of its 18 diamonds, at 2 px: benchmark scene
-    116) and ``thorough``."""
-    th_cache: dict = {}
-    searches: dict[str, DiamondSearch] = {}
-
-    def search_diamonds(rep: str, thorough: bool) -> None:
+    """Each table geometry's diamonds found in ``sights`` (:func:`sight_image`): the
+    strongest blob near each diamond, or (``thorough``, on the geometries ``searches``
+    has not found mostly) every blob near each, for sponsor lettering on the rails."""
+    cache = {} if cache is None else cache  # the top-hat, per scale
+    searches = {} if searches is None else searches
+    for rep in GEOMETRY_GROUPS:
+        if thorough and _most_found(searches, rep):
+            continue  # (a thorough search would end where it did)
         try:
-            search = locate_diamonds(sights, th_cache, region.quad, TABLES[rep], size,
+            search = locate_diamonds(sights, cache, region.quad, TABLES[rep], size,
                                      thorough)
         except (np.linalg.LinAlgError, ValueError, cv2.error):
-            search = None
-        if search is not None and (rep not in searches
-                                   or len(search.found) > len(searches[rep].found)):
+            continue
+        if search is None:
+            continue
+        if rep not in searches or len(search.found) > len(searches[rep].found):
             searches[rep] = search
-
-    for rep in GEOMETRY_GROUPS:
-        search_diamonds(rep, thorough=False)
-    if thorough and not _clean(searches):
-        for rep in GEOMETRY_GROUPS:
-            if not _most_found(searches, rep):  # (a thorough search would end where it did)
-                search_diamonds(rep, thorough=True)
     return searches
 
 
@@ -1009,13 +1002,19 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     group_of = {n: rep for rep, names in GEOMETRY_GROUPS.items() for n in names}
     given_rep = group_of[table] if table is not None else None
-    sights, searches = "light", _search(gray, region, size)
+    # white sights in grey, the strongest blob near each diamond; black sights on a
+    # light rail (maple, beech) are never found in grey: their quick search comes
+    # before grey's every-blob one (sponsor lettering), then pearl sights on light wood
+    cache: dict = {}
+    sights, searches = "light", _search(gray, region, size, cache=cache)
     if not _clean(searches):
-        # pearl sights on a light rail (maple, beech), black ones: looked for quickly,
-        # and taken where they show a geometry cleanly (the usual white sights were
-        # not found so, even blob by blob)
-        for other in ("pale", "dark"):
-            alt = _search(sight_image(image, other), region, size, thorough=False)
+        for other in ("dark", "light", "pale"):
+            if other == "light":
+                _search(gray, region, size, thorough=True, searches=searches, cache=cache)
+                if _clean(searches):
+                    break
+                continue
+            alt = _search(sight_image(image, other), region, size)
             if _clean(alt):
                 sights, searches = other, alt
                 break

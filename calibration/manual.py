@@ -56,18 +56,21 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str) -> Calib
                         warnings=["calibrated from hand-given corners"])
     # refine with the diamonds when they can be found near where the corners say
     try:
-        from .detect import find_blob_near, tophat
+        from .detect import SIGHTS, find_blob_near, sight_image, tophat
         from .fit import fit_camera
         ppm = f / max(abs(cam.centre[2]), 1.0)
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        th = tophat(gray, 45 * ppm)
         min_peak = 10.0
-        found = {}
-        for i, xy in enumerate(table.diamonds):
-            p = cam.table_to_image([xy], table.rail_top_height)[0]
-            hit = find_blob_near(th, p, max(4.0, 30 * ppm), min_peak, 40 * ppm + 4)
-            if hit is not None:
-                found[i] = hit[0]
+        found: dict = {}
+        for sights in SIGHTS:  # white, pearl on light wood, black: where most show
+            th = tophat(sight_image(image, sights), 45 * ppm)
+            hits = {}
+            for i, xy in enumerate(table.diamonds):
+                p = cam.table_to_image([xy], table.rail_top_height)[0]
+                hit = find_blob_near(th, p, max(4.0, 30 * ppm), min_peak, 40 * ppm + 4)
+                if hit is not None:
+                    hits[i] = hit[0]
+            if len(hits) > len(found):
+                found, calib.sights = hits, sights
         if len(found) >= 0.6 * len(table.diamonds):
             obs = Observations(diamonds=found)
             obs.spots = {}

@@ -290,3 +290,11 @@ def test_light_wood_rails_with_black_or_pearl_sights(sight, expect):
     assert check(img, calib).ok
     again = Calibration.from_dict(calib.to_dict())
     assert again.sights == expect and check(img, again).ok
+    # four corners given by hand find the same sights, and the re-check follows them
+    t = disc.table
+    corners = cam.project(np.array([[0, 0, 0], [t.length, 0, 0], [t.length, t.width, 0],
+                                    [0, t.width, 0]], float))
+    by_hand = calibrate_image(img, corners=corners)
+    assert by_hand.method == "corners"
+    assert by_hand.sights == expect if expect == "dark" else by_hand.sights != "dark"
+    assert check(img, by_hand).ok
