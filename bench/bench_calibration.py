@@ -169,7 +169,7 @@ def summarise(rows: list[dict], label: str = "") -> str:
         f"{lux_cells - lux_bad}/{lux_cells} "
         f"({100 * (lux_cells - lux_bad) / max(lux_cells, 1):.1f}%) |",
         f"| lux: worst cell error | < 10% | "
-        f"{100 * max((r['lux_rel_max'] for r in lux_rows), default=float('nan')):.1f}% |",
+        f"{100 * max((r['lux_rel_max'] for r in lux_rows), default=float('nan')):.2f}% |",
         f"| under-520 lux flagged: hit / missed / false | all / 0 / 0 | "
         f"{flag_tp} / {flag_fn} / {flag_fp} |",
         f"| auto-exposure scenes (lux not given) | — | "
