@@ -34,8 +34,6 @@ CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
 SATURATED = 0.05  # share of clipped pixels over which a cell cannot be measured
 OCCLUDED = 0.25  # share of a cell's pixels not cloth over which something stands over it
 SHADOW_DEPTH = 0.10  # how far below the light around it a cell beside an occluder is shadow
-BALL_SHADOW_MM = 45.0  # cloth this close to something on it (a ball) may be in its shadow
-SOLID_MM = 25.0  # what is on the cloth holds a square this wide (a ball; not noise, chalk)
 
 
 def srgb_to_linear(v: np.ndarray) -> np.ndarray:
@@ -280,11 +278,6 @@ class LightMeter:
         gx, gy = np.broadcast_arrays(gx, gy)
         px = cam.table_to_image(np.column_stack([gx.ravel(), gy.ravel()]))
         self._px = px.astype(np.float32).reshape(nx, ny, k * k, 2)
-        # the samples within BALL_SHADOW_MM of a sample, in sample steps along x and y
-        step = 0.6 * np.array([t.length / nx, t.width / ny]) / k
-        rx, ry = (int(np.ceil(BALL_SHADOW_MM / v)) for v in step)
-        self._near = np.ones((2 * rx + 1, 2 * ry + 1), np.uint8)
-        self._solid = np.ones(tuple(max(1, int(round(SOLID_MM / v))) for v in step), np.uint8)
         w, h = cam.size
         r2 = ((px[:, 0] - w / 2) ** 2 + (px[:, 1] - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
         self._r2 = r2.reshape(nx, ny, k * k)
@@ -329,13 +322,6 @@ class LightMeter:
             bgr[doubtful], lin[doubtful], self.gamma))
         foreign = ok & ((dev >= code_tol) | pocket_dark)
         occluded = foreign.sum(axis=-1) > OCCLUDED * np.maximum(ok.sum(axis=-1), 1)
-        # the cloth round a ball (or a pin) is in its shadow: cloth-coloured, only
-        # darker, so the gate keeps it, and where the ball fills a quarter of a border
-        # cell the cell's low quantile is that shadow (41% low, rendered). Not round
-        # what is far darker than the cloth (a pocket, a black sleeve): a corner cell
-        # left without its cloth beside a sleeve is extrapolated 18% off
-        beside = self._beside(foreign & ~pocket_dark)  # not a pocket, a black sleeve
-        certain &= ~beside
         q = self._quantiles(lum, certain)
         # A cell the gate leaves without enough cloth may be a dim one whose colour a code
         # or two of compression moved (a grey cloth's corners through JPEG): there the
@@ -346,26 +332,13 @@ class LightMeter:
         # the gate let a sleeve's shadowed edge into the lamp-failure clip's corner).
         unseen = ~np.isfinite(q) & ok.any(axis=-1)
         if unseen.any():
-            widened = unseen[..., None] & ok & (dev < code_tol) & ~beside
+            widened = unseen[..., None] & ok & (dev < code_tol)
             expected = smooth_cells(np.where(saturated, np.nan, q))[..., None]
             q = np.where(unseen, self._quantiles(
                 lum, certain | (widened & (lum * POCKET_DARK >= expected))), q)
         q = np.where(saturated, np.nan, q)
         cells = smooth_cells(np.where(shadowed_cells(q, occluded), np.nan, q))
         return np.where(saturated, np.nan, cells)
-
-    def _beside(self, foreign: np.ndarray) -> np.ndarray:
-        """Samples within BALL_SHADOW_MM of something on the cloth at least SOLID_MM
-        across (a ball, not a noisy pixel or a chalk mark), cell by cell."""
-        nx, ny, m = foreign.shape
-        k = int(round(np.sqrt(m)))
-        out = np.zeros(foreign.shape, bool)
-        for i, j in zip(*np.nonzero(foreign.any(axis=-1)), strict=True):
-            grid = foreign[i, j].reshape(k, k).astype(np.uint8)
-            solid = cv2.morphologyEx(grid, cv2.MORPH_OPEN, self._solid)
-            if solid.any():
-                out[i, j] = cv2.dilate(solid, self._near).astype(bool).ravel()
-        return out
 
     @staticmethod
     def _quantiles(lum: np.ndarray, cloth: np.ndarray) -> np.ndarray:
