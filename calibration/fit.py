@@ -971,6 +971,27 @@ def _attempts(searches: dict[str, DiamondSearch], region: ClothRegion, size,
     return attempts
 
 
+def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
+                 ) -> tuple[str, dict[str, DiamondSearch]]:
+    """Which sights the rails carry (:data:`calibration.detect.SIGHTS`), and each
+    geometry's diamonds found as such: white ones in grey, the strongest blob near
+    each diamond; then black ones on a light rail (maple, beech), never found in grey,
+    before grey's every-blob search (sponsor lettering); then pearl ones on light wood.
+    The first to show a geometry cleanly is taken; grey's when none does."""
+    cache: dict = {}
+    searches = _search(gray, region, size, cache=cache)
+    if _clean(searches):
+        return "light", searches
+    dark = _search(sight_image(image, "dark"), region, size)
+    if _clean(dark):
+        return "dark", dark
+    _search(gray, region, size, thorough=True, searches=searches, cache=cache)
+    if _clean(searches):
+        return "light", searches
+    pale = _search(sight_image(image, "pale"), region, size)
+    return ("pale", pale) if _clean(pale) else ("light", searches)
+
+
 def calibrate_image(image: np.ndarray, table: str | None = None,
                     corners: np.ndarray | None = None, strict: bool = True,
                     camera_height: float | None = None,
@@ -1002,22 +1023,7 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     group_of = {n: rep for rep, names in GEOMETRY_GROUPS.items() for n in names}
     given_rep = group_of[table] if table is not None else None
-    # white sights in grey, the strongest blob near each diamond; black sights on a
-    # light rail (maple, beech) are never found in grey: their quick search comes
-    # before grey's every-blob one (sponsor lettering), then pearl sights on light wood
-    cache: dict = {}
-    sights, searches = "light", _search(gray, region, size, cache=cache)
-    if not _clean(searches):
-        for other in ("dark", "light", "pale"):
-            if other == "light":
-                _search(gray, region, size, thorough=True, searches=searches, cache=cache)
-                if _clean(searches):
-                    break
-                continue
-            alt = _search(sight_image(image, other), region, size)
-            if _clean(alt):
-                sights, searches = other, alt
-                break
+    sights, searches = _find_sights(image, gray, region, size)
     attempts = _attempts(searches, region, size, given_rep)
     if not attempts:
         raise CalibrationError("table not recognised: the rails' diamonds were not found "
