@@ -34,6 +34,7 @@ CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
 SATURATED = 0.05  # share of clipped pixels over which a cell cannot be measured
 OCCLUDED = 0.25  # share of a cell's pixels not cloth over which something stands over it
 SHADOW_DEPTH = 0.10  # how far below the light around it a cell beside an occluder is shadow
+SOLID_MM = 25.0  # a ball on the cloth holds a square this wide (noise, chalk marks do not)
 
 
 def srgb_to_linear(v: np.ndarray) -> np.ndarray:
@@ -211,7 +212,8 @@ def smooth_cells(vals: np.ndarray) -> np.ndarray:
     return np.exp(fit).reshape(nx, ny)
 
 
-def shadowed_cells(vals: np.ndarray, occluded: np.ndarray) -> np.ndarray:
+def shadowed_cells(vals: np.ndarray, occluded: np.ndarray,
+                   suspect: np.ndarray | None = None) -> np.ndarray:
     """Cells in the shadow of something over the cloth (a player's arm, body or cue): the
     cells beside an ``occluded`` one that read more than SHADOW_DEPTH below the smooth
     light of the cells away from any. A shadow is cloth-coloured, only darker, so the
@@ -220,12 +222,15 @@ def shadowed_cells(vals: np.ndarray, occluded: np.ndarray) -> np.ndarray:
     of degree 10 almost alone. Only darker counts, and a failing lamp dims a pool a
     metre wide, past an arm's neighbours: the cells away from it carry the failure.
     Occluders are looked for off the border row, whose cells a cushion's nose or a
-    pocket hides in part from a tilted camera; an arm reaching in crosses it."""
+    pocket hides in part from a tilted camera; an arm reaching in crosses it.
+    ``suspect`` cells are tested the same way (a border cell holding a ball, whose
+    shadow it may read)."""
     over = np.zeros(vals.shape, bool)
     over[1:-1, 1:-1] = occluded[1:-1, 1:-1]
-    if not over.any():
+    extra = np.zeros(vals.shape, bool) if suspect is None else suspect
+    if not over.any() and not extra.any():
         return np.zeros(vals.shape, bool)
-    near = cv2.dilate(over.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    near = cv2.dilate(over.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool) | extra
     shadow = near
     for _ in range(4):  # then against the light of every cell kept: a clean corner, only
         # extrapolated to at first, comes back in
@@ -278,6 +283,8 @@ class LightMeter:
         gx, gy = np.broadcast_arrays(gx, gy)
         px = cam.table_to_image(np.column_stack([gx.ravel(), gy.ravel()]))
         self._px = px.astype(np.float32).reshape(nx, ny, k * k, 2)
+        step = 0.6 * np.array([t.length / nx, t.width / ny]) / k  # mm between samples
+        self._solid = np.ones(tuple(max(1, int(round(SOLID_MM / v))) for v in step), np.uint8)
         w, h = cam.size
         r2 = ((px[:, 0] - w / 2) ** 2 + (px[:, 1] - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
         self._r2 = r2.reshape(nx, ny, k * k)
@@ -337,8 +344,25 @@ class LightMeter:
             q = np.where(unseen, self._quantiles(
                 lum, certain | (widened & (lum * POCKET_DARK >= expected))), q)
         q = np.where(saturated, np.nan, q)
-        cells = smooth_cells(np.where(shadowed_cells(q, occluded), np.nan, q))
+        # a ball in a border cell casts its shadow over cloth that the gate keeps, and a
+        # border cell constrains the smooth surface almost alone (a mid-game corner cell
+        # read 41% low): such a cell is dropped when it reads as a shadow would
+        suspect = self._ball_in_border_cell(foreign & ~pocket_dark)
+        cells = smooth_cells(np.where(shadowed_cells(q, occluded, suspect), np.nan, q))
         return np.where(saturated, np.nan, cells)
+
+    def _ball_in_border_cell(self, foreign: np.ndarray) -> np.ndarray:
+        """Border cells with something on the cloth at least SOLID_MM across in them
+        (a ball or a pin; not a pocket or a black sleeve, left out by the caller)."""
+        nx, ny, m = foreign.shape
+        k = int(round(np.sqrt(m)))
+        out = np.zeros((nx, ny), bool)
+        border = np.zeros((nx, ny), bool)
+        border[[0, -1], :] = border[:, [0, -1]] = True
+        for i, j in zip(*np.nonzero(foreign.any(axis=-1) & border), strict=True):
+            grid = foreign[i, j].reshape(k, k).astype(np.uint8)
+            out[i, j] = bool(cv2.morphologyEx(grid, cv2.MORPH_OPEN, self._solid).any())
+        return out
 
     @staticmethod
     def _quantiles(lum: np.ndarray, cloth: np.ndarray) -> np.ndarray:

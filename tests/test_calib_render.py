@@ -299,3 +299,19 @@ def test_light_wood_rails_with_black_or_pearl_sights(sight, expect):
     assert by_hand.sights == expect if expect == "dark" else by_hand.sights != "dark"
     assert check(img, by_hand).ok
 
+
+
+@pytest.mark.parametrize("seed", [40, 43])
+def test_lux_beside_a_ball_in_a_border_cell(seed):
+    """Benchmark scenes with the balls in mid-game positions: a ball in a border cell
+    (40: the yellow in the head-left corner cell) casts its shadow over a quarter of
+    the cell, whose low quantile read that shadow, 41% low. Every cell within 10%."""
+    disc, cam, look, img, truth = render.calibration_scene(seed, balls="random")
+    calib = calibrate_image(img)
+    lux = np.asarray(truth.lux, float)
+    meter = LightMeter(calib, vignette=float(look.vignette), cells=lux.shape, gamma=GAMMA)
+    i, j = lux.shape[0] // 2, lux.shape[1] // 2
+    meter.reference(img, float(lux[i, j]), at=(truth.lux_x[i], truth.lux_y[j]))
+    rel = np.abs(meter.measure(img).cells / lux - 1.0)
+    assert np.isfinite(rel).mean() > 0.9
+    assert np.nanmax(rel) < 0.10, np.nanmax(rel)
