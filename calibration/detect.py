@@ -506,7 +506,7 @@ def sight_image(image: np.ndarray, sights: str = "light") -> np.ndarray:
     * ``dark``: the inverse of each pixel's brightest channel. Black sights on a light
       rail (a light rail is bright in at least one channel)."""
     if sights == "light":
-        return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     if sights == "pale":
         return image.min(axis=2)
     if sights == "dark":

@@ -1124,18 +1124,21 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
     orientation_unknown = vote == 0
     if orientation_unknown:
         warnings.append("head and foot cannot be told apart from the markings")
+    f_prior = a.fit[1].f_prior if a.fit else cam.K[0, 0]
+    if len(obs.diamonds) < MIN_FOUND * len(table.diamonds):
+        # certain to be refused (fits only drop diamonds): one short fit on the diamonds
+        # for the residuals and the debug picture, no spots, no self-check (a low side
+        # view's hopeless fits and self-check took 3-5 s for the same refusal)
+        cam, offs, (res, prob, _) = fit_camera(table, size, Observations(dict(obs.diamonds)),
+                                               cam, offs, f_prior, max_nfev=50, passes=1)
+        return _calibration(region, table, chosen_name, cam, offs, res, prob, warnings,
+                            orientation_unknown, [], None, camera_height, None, 0)
     # spots on the cloth (z = 0) pin the camera height, then a final fit
     ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
     th_spot = tophat(gray, 30 * ppm, min_width_px=max(2.0, 5 * ppm))
     min_peak = 8.0
     obs.spots = _find_spots(th_spot, cam, table, ppm, min_peak, image)
     obs.lines = _find_line_points(gray, cam, table, ppm) if table.lines else None
-    f_prior = a.fit[1].f_prior if a.fit else cam.K[0, 0]
-    if len(obs.diamonds) < MIN_FOUND * len(table.diamonds):
-        # certain to be refused (fits only drop diamonds): one short fit for the
-        # residuals and the debug picture, no self-check
-        return _refused_early(region, table, chosen_name, cam, offs, obs, size,
-                              f_prior, warnings, orientation_unknown, camera_height)
     cam_d, offs_d = cam, offs
     diamonds_d, spots_d, lines_d = dict(obs.diamonds), dict(obs.spots), obs.lines
     cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam, offs, f_prior)
@@ -1158,15 +1161,13 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
         pred = self_check(table, size, obs, cam, offs, res, prob)
     except (ValueError, np.linalg.LinAlgError):
         pred = float("inf")
-    residuals, spot_res, rms, per_rail = _residuals(table, res, prob)
-    reasons = _diamond_reasons(table, prob, rms, per_rail, orientation_unknown)
+    reasons = []
     if pred > MAX_PREDICTED_MM:
         hint = ""
         if camera_height is None and cam.tilt_deg() < NEAR_VERTICAL_DEG:
             hint = (" (a near-vertical view shows the camera's height too little: give "
                     "it, measured from the cloth to the lens)")
         reasons.append(f"predicted error {pred:.1f} mm > {MAX_PREDICTED_MM} mm{hint}")
-    fitted_height = float(camera_heights(res.x[None])[0])
     if camera_height is not None:
         if disagreement is None:  # the fit with the measurement failed
             disagreement = float("inf")
@@ -1176,6 +1177,21 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
                            f"{disagreement:.1f} sigma (a wrong measurement or table "
                            "profile?)")
     pockets_seen = _pockets_seen(gray, cam, table, cloth_level, table.pockets)
+    return _calibration(region, table, chosen_name, cam, offs, res, prob, warnings,
+                        orientation_unknown, reasons, pred, camera_height, disagreement,
+                        pockets_seen)
+
+
+def _calibration(region: ClothRegion, table: Table, chosen_name: str, cam: CameraModel,
+                 offs, res, prob, warnings: list[str], orientation_unknown: bool,
+                 more_reasons: list[str], pred: float | None,
+                 camera_height: tuple[float, float] | None, disagreement: float | None,
+                 pockets_seen: int) -> Calibration:
+    """The calibration of a final fit, with its quality record: the diamonds' own
+    reasons not to trust it, then ``more_reasons``. ``pred`` None: not estimated."""
+    residuals, spot_res, rms, per_rail = _residuals(table, res, prob)
+    _, _, re = prob.parts(res.x)
+    reasons = _diamond_reasons(table, prob, rms, per_rail, orientation_unknown) + more_reasons
     quality = {
         "ok": not reasons,
         "diamonds_found": len(prob.d_idx),
@@ -1187,9 +1203,9 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
         "line_points": int(len(prob.l_px)),
         "edge_points": int(len(re)),
         "edge_rms_mm": round(float(np.sqrt(np.mean(re ** 2))), 3) if len(re) else None,
-        "predicted_max_error_mm": round(pred, 3),
+        "predicted_max_error_mm": None if pred is None else round(pred, 3),
         "tilt_deg": round(cam.tilt_deg(), 2),
-        "camera_height_mm": round(fitted_height, 1),
+        "camera_height_mm": round(float(camera_heights(res.x[None])[0]), 1),
         "camera_height_measured_mm": list(camera_height) if camera_height else None,
         "camera_height_disagreement_sigma": None if disagreement is None
         else round(disagreement, 2),
@@ -1230,43 +1246,6 @@ def _diamond_reasons(table: Table, prob, rms: float, per_rail: dict,
         reasons.append("head and foot cannot be told apart (no asymmetric marking seen: "
                        "starting spots, house line, baulk line)")
     return reasons
-
-
-def _refused_early(region, table: Table, chosen_name: str, cam: CameraModel,
-                   offs, obs: Observations, size, f_prior: float, warnings: list,
-                   orientation_unknown: bool,
-                   camera_height: tuple[float, float] | None) -> Calibration:
-    """A calibration that too few diamonds already condemn: the reasons, residuals of
-    one short fit (for the debug picture), and no predicted error (``None``): a low
-    side view's hopeless fits and self-check took 3-5 s for the same refusal."""
-    obs = Observations(dict(obs.diamonds))
-    cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam, offs, f_prior,
-                                             max_nfev=50, passes=1)
-    residuals, spot_res, rms, per_rail = _residuals(table, res, prob)
-    reasons = _diamond_reasons(table, prob, rms, per_rail, orientation_unknown)
-    quality = {
-        "ok": False,
-        "diamonds_found": len(prob.d_idx),
-        "diamonds_expected": len(table.diamonds),
-        "diamonds_per_rail": per_rail,
-        "diamond_rms_mm": round(rms, 3),
-        "diamond_max_mm": round(max(residuals.values(), default=float("nan")), 3),
-        "spots_found": 0,
-        "line_points": 0,
-        "edge_points": 0,
-        "edge_rms_mm": None,
-        "predicted_max_error_mm": None,
-        "tilt_deg": round(cam.tilt_deg(), 2),
-        "camera_height_mm": round(float(camera_heights(res.x[None])[0]), 1),
-        "camera_height_measured_mm": list(camera_height) if camera_height else None,
-        "camera_height_disagreement_sigma": None,
-        "pockets_seen": 0,
-        "reasons": reasons,
-    }
-    return Calibration(table=chosen_name, camera=cam, method="auto", residuals=residuals,
-                       spot_residuals=spot_res, quality=quality, cloth=region.model,
-                       edge_offsets=dict(zip(SIDES, map(float, offs), strict=True)),
-                       warnings=warnings)
 
 
 def _offset_spread(offs: np.ndarray, obs: Observations) -> float:

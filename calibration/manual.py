@@ -60,12 +60,12 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str) -> Calib
         from .fit import fit_camera
         ppm = f / max(abs(cam.centre[2]), 1.0)
         min_peak = 10.0
+        expected = cam.table_to_image(table.diamonds, table.rail_top_height)
         found: dict = {}
         for sights in SIGHTS:  # white, pearl on light wood, black: where most show
             th = tophat(sight_image(image, sights), 45 * ppm)
             hits = {}
-            for i, xy in enumerate(table.diamonds):
-                p = cam.table_to_image([xy], table.rail_top_height)[0]
+            for i, p in enumerate(expected):
                 hit = find_blob_near(th, p, max(4.0, 30 * ppm), min_peak, 40 * ppm + 4)
                 if hit is not None:
                     hits[i] = hit[0]
