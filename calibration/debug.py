@@ -70,7 +70,8 @@ def draw_debug(frame: np.ndarray, calib: Calibration) -> np.ndarray:
     lines = [f"{calib.table}  {'OK' if ok else 'NOT TRUSTED'}  ({calib.method})",
              f"diamonds {q.get('diamonds_found', 0)}/{q.get('diamonds_expected', '?')}  "
              f"rms {q.get('diamond_rms_mm', float('nan'))} mm  "
-             f"predicted max {q.get('predicted_max_error_mm') or '-'} mm"]
+             f"predicted max {q.get('predicted_max_error_mm') or '-'} mm "
+             f"(balls {q.get('predicted_ball_error_mm') or '-'} mm)"]
     for i, text in enumerate(lines):
         y = 28 + 26 * i
         cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 4, cv2.LINE_AA)

@@ -42,6 +42,11 @@ RANSAC_GRID_PX = 4.0  # what k up to 0.04 off the grid's can move a diamond (px)
 TEXT_GAP_MM = 4.5
 
 
+#: what the cloth quadrilateral given to :func:`locate_diamonds` outlines: the cloth
+#: (its edge somewhat beyond the cushion noses) or the rails' outer edge
+OUTLINES = ("cloth", "rails")
+
+
 def table_corners(table: Table, c: float = 0.0) -> np.ndarray:
     """Playing-surface corners grown by ``c`` mm on every side (head-left first)."""
     L, W = table.length, table.width
@@ -441,7 +446,8 @@ def _fit_candidates(th: np.ndarray, table: Table, pairs: list[tuple[int, np.ndar
 
 
 def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: Table,
-                    size: tuple[int, int], thorough: bool = True) -> DiamondSearch | None:
+                    size: tuple[int, int], thorough: bool = True,
+                    outline: str = "cloth") -> DiamondSearch | None:
     """The diamonds of ``table`` around the cloth quadrilateral ``quad`` (px, as found
     by :func:`calibration.detect.find_cloth`), or None when too few are seen.
 
@@ -449,8 +455,13 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
     that set leaves many out, the search is tried again with every blob near each, and
     the set that puts more diamonds in one rail-plane model wins. ``thorough=False``
     stops after the strongest blobs (a caller trying several geometries tries the
-    others harder only when none of them is found that way)."""
-    c0 = max(20.0, 2 * table.diamond_offset - table.rail_width)
+    others harder only when none of them is found that way). ``outline="rails"``: the
+    quadrilateral is the rails' outer edge (rails of the cloth's own colour, which the
+    cloth's region took in)."""
+    if outline not in OUTLINES:
+        raise ValueError(f"unknown outline {outline!r}; known: {', '.join(OUTLINES)}")
+    c0 = (table.rail_width if outline == "rails"
+          else max(20.0, 2 * table.diamond_offset - table.rail_width))
     start = start_index(quad)
     q = np.roll(quad, -start, axis=0)
     H0, _ = cv2.findHomography(table_corners(table, c0), q)

@@ -421,49 +421,57 @@ def _cloth_grid(table: Table) -> np.ndarray:
     return np.column_stack([gx.ravel(), gy.ravel()])
 
 
-def _covariance_error(table: Table, size, res, prob: _Problem) -> float:
-    """3-sigma cloth-plane error (mm) from the fit's covariance, worst grid point."""
+def _covariance_error(table: Table, size, res, prob: _Problem,
+                      heights: tuple[float, ...] = (0.0,)) -> np.ndarray:
+    """3-sigma error (mm) from the fit's covariance, worst grid point, of the mapping
+    of the plane at each of ``heights`` (mm above the cloth)."""
     J = res.jac[:-4]  # without the weak priors: what the image alone pins down
     m, n = J.shape
     s2 = max(float(np.sum(res.fun[:-4] ** 2) / max(m - n, 1)), 1.0)
     try:  # an edge offset without edge points is unconstrained: pinv ignores it
         cov = np.linalg.pinv(J.T @ J, rcond=1e-12) * s2
     except np.linalg.LinAlgError:
-        return float("inf")
+        return np.full(len(heights), np.inf)
     cam = _camera(res.x, size)
     xy = _cloth_grid(table)
-    px = cam.table_to_image(xy)
     R0 = res.x
     steps = 1e-6 * np.maximum(np.abs(R0[:N_CAMERA]), 1e-3)
     P = np.repeat(R0[None, :N_CAMERA], N_CAMERA + 1, axis=0)
     P[1:] += np.diag(steps)
-    q = _backproject(px, P, prob.cx, prob.cy, np.zeros(len(px))).reshape(N_CAMERA + 1, -1)
-    G = np.zeros((q.shape[1], n))
-    G[:, :N_CAMERA] = ((q[1:] - q[0]) / steps[:, None]).T
-    var = np.einsum("ij,jk,ik->i", G, cov, G).reshape(-1, 2).sum(axis=1)
-    return float(3.0 * np.sqrt(np.max(var)))
+    out = []
+    for h in heights:
+        px = cam.table_to_image(xy, h)
+        q = _backproject(px, P, prob.cx, prob.cy, np.full(len(px), -h)
+                         ).reshape(N_CAMERA + 1, -1)
+        G = np.zeros((q.shape[1], n))
+        G[:, :N_CAMERA] = ((q[1:] - q[0]) / steps[:, None]).T
+        var = np.einsum("ij,jk,ik->i", G, cov, G).reshape(-1, 2).sum(axis=1)
+        out.append(3.0 * np.sqrt(np.max(var)))
+    return np.array(out)
 
 
 def _focal_profile(table: Table, size, obs: Observations, cam: CameraModel,
-                   offs: np.ndarray, base_cost: float, f_prior: float, weights) -> float:
-    """3-sigma cloth-plane error along the focal-length / camera-height direction, from
-    the profile of the fit (the part of the error a linearised covariance can miss).
+                   offs: np.ndarray, base_cost: float, f_prior: float, weights,
+                   heights: tuple[float, ...] = (0.0,)) -> np.ndarray:
+    """3-sigma error along the focal-length / camera-height direction of the mapping of
+    the plane at each of ``heights`` (mm above the cloth), from the profile of the fit
+    (the part of the error a linearised covariance can miss).
 
     In a near-vertical view only the focal length over the camera height is pinned well:
     the height shows only in the small parallax between the rail tops, the cushions and
     the cloth. The focal length is forced ever further off each way (5%, 10%, 20%, 40%,
     60%) and everything else refitted, until the image fits 9 (3 sigma squared) worse;
-    how far the cloth mapping has moved from ``cam`` there (interpolated between the
+    how far the mapping has moved from ``cam`` there (interpolated between the
     probes) is the error the image cannot exclude. A view that still fits at 60% pins
     nothing: the move there is returned.
     """
     xy = _cloth_grid(table)
-    px = cam.table_to_image(xy)
+    px = [cam.table_to_image(xy, h) for h in heights]
     R, _ = cv2.Rodrigues(cam.rvec)
     mid = R[2] @ np.array([table.length / 2, table.width / 2, 0.0])
-    worst = 0.0
+    worst = np.zeros(len(heights))
     for sign in (-1.0, 1.0):
-        prev_d, prev_move = 0.0, 0.0
+        prev_d, prev_move = 0.0, np.zeros(len(heights))
         for step in PROFILE_STEPS:
             factor = math.exp(sign * step)
             K = camera_matrix(cam.K[0, 0] * factor, size)
@@ -475,17 +483,18 @@ def _focal_profile(table: Table, size, obs: Observations, cam: CameraModel,
                                                 max_nfev=60, fix_f=True, passes=1,
                                                 weights=weights, f_scale=ROBUST_SCALE)
             except (ValueError, np.linalg.LinAlgError):
-                return float("inf")
+                return np.full(len(heights), np.inf)
             d = max(2.0 * (_image_cost(r2, ROBUST_SCALE) - base_cost), 0.0)
-            move = float(np.abs(alt.image_to_table(px) - xy).max())
+            move = np.array([np.abs(alt.image_to_table(p, h) - xy).max()
+                             for p, h in zip(px, heights, strict=True)])
             if d >= 9.0:
                 a, b = math.sqrt(prev_d), math.sqrt(d)
                 frac = (3.0 - a) / max(b - a, 1e-9)
-                worst = max(worst, prev_move + frac * (move - prev_move))
+                worst = np.maximum(worst, prev_move + frac * (move - prev_move))
                 break
             prev_d, prev_move = d, move
         else:
-            worst = max(worst, prev_move)
+            worst = np.maximum(worst, prev_move)
     return worst
 
 
@@ -502,14 +511,26 @@ def weighted_fit(table: Table, size, obs: Observations, cam: CameraModel, offs: 
 
 
 def self_check(table: Table, size, obs: Observations, cam: CameraModel, offs: np.ndarray,
-               res, prob: _Problem) -> float:
-    """Predicted worst cloth-plane error (mm, 3 sigma) of a :func:`weighted_fit`: the
-    worse of the linearised covariance and the profile along the focal length
+               res, prob: _Problem, heights: tuple[float, ...] = (0.0,)) -> np.ndarray:
+    """Predicted worst error (mm, 3 sigma) of a :func:`weighted_fit`'s mapping of the
+    plane at each of ``heights`` (mm above the cloth; 0: the cloth): the worse of the
+    linearised covariance and the profile along the focal length
     (:func:`_focal_profile`)."""
-    cov_err = _covariance_error(table, size, res, prob)
+    cov_err = _covariance_error(table, size, res, prob, heights)
     prof = _focal_profile(table, size, obs, cam, offs, _image_cost(res, ROBUST_SCALE),
-                          prob.f_prior, prob.weights)
-    return max(cov_err, prof)
+                          prob.f_prior, prob.weights, heights)
+    return np.maximum(cov_err, prof)
+
+
+def ball_centre_height(table: Table) -> float:
+    """The lowest ball centre (mm above the cloth) of the disciplines played on
+    ``table``: of the planes where balls are measured, the farthest from the rail
+    tops, whose plane the diamonds pin best."""
+    from equipment import DISCIPLINES
+
+    radii = [b.radius for d in DISCIPLINES.values() if d.table.name == table.name
+             for b in d.balls]
+    return min(radii) if radii else 0.0
 
 
 # ---------------------------------------------------------------------- profiles
@@ -919,11 +940,13 @@ def _pockets_seen(gray: np.ndarray, cam: CameraModel, table: Table, cloth_level:
 
 
 def _search(sights: np.ndarray, region: ClothRegion, size, thorough: bool = False,
-            searches: dict[str, DiamondSearch] | None = None, cache: dict | None = None
-            ) -> dict[str, DiamondSearch]:
+            searches: dict[str, DiamondSearch] | None = None, cache: dict | None = None,
+            outline: str = "cloth") -> dict[str, DiamondSearch]:
     """Each table geometry's diamonds found in ``sights`` (:func:`sight_image`): the
     strongest blob near each diamond, or (``thorough``, on the geometries ``searches``
-    has not found mostly) every blob near each, for sponsor lettering on the rails."""
+    has not found mostly) every blob near each, for sponsor lettering on the rails.
+    ``outline``: what the cloth region's quadrilateral outlines
+    (:data:`calibration.diamonds.OUTLINES`)."""
     cache = {} if cache is None else cache  # the top-hat, per scale
     searches = {} if searches is None else searches
     for rep in GEOMETRY_GROUPS:
@@ -931,7 +954,7 @@ def _search(sights: np.ndarray, region: ClothRegion, size, thorough: bool = Fals
             continue  # (a thorough search would end where it did)
         try:
             search = locate_diamonds(sights, cache, region.quad, TABLES[rep], size,
-                                     thorough)
+                                     thorough, outline)
         except (np.linalg.LinAlgError, ValueError, cv2.error):
             continue
         if search is None:
@@ -977,11 +1000,22 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     geometry's diamonds found as such: white ones in grey, the strongest blob near
     each diamond; then black ones on a light rail (maple, beech), never found in grey,
     before grey's every-blob search (sponsor lettering); then pearl ones on light wood.
-    The first to show a geometry cleanly is taken; grey's when none does."""
+    Before all but grey's first search, rails of the cloth's own colour, which the
+    cloth's region took in (:func:`_rails_outlined`): white sights in grey, the region's
+    outline taken for the rails' outer edge.
+    The first to show a geometry cleanly is taken. When none does, grey's, unless it
+    found too few diamonds to be trusted (:data:`MIN_FOUND`) and another image found
+    more: pearl sights on maple seen from afar are found but sit too loosely in the
+    wood's grain to show a geometry cleanly, and the reason given should be that, not
+    that no diamond was seen."""
     cache: dict = {}
     searches = _search(gray, region, size, cache=cache)
     if _clean(searches):
         return "light", searches
+    if _rails_outlined(gray, region, size, cache):
+        rails = _search(gray, region, size, cache=cache, outline="rails")
+        if _clean(rails):
+            return "light", rails
     dark = _search(sight_image(image, "dark"), region, size)
     if _clean(dark):
         return "dark", dark
@@ -989,7 +1023,33 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     if _clean(searches):
         return "light", searches
     pale = _search(sight_image(image, "pale"), region, size)
-    return ("pale", pale) if _clean(pale) else ("light", searches)
+    if _clean(pale):
+        return "pale", pale
+    if _well_found(searches) >= MIN_FOUND:
+        return "light", searches
+    tried = {"light": searches, "dark": dark, "pale": pale}
+    return max(tried.items(), key=lambda kv: (_well_found(kv[1]), kv[0] == "light"))
+
+
+def _rails_outlined(gray: np.ndarray, region: ClothRegion, size, cache: dict) -> bool:
+    """Whether the cloth's region may have taken in rails of the cloth's own colour (a
+    charcoal laminate beside a grey cloth): one geometry's diamonds are then mostly
+    found inside its outline, as if it were the rails' outer edge. One geometry is
+    enough to tell (their diamonds lie alike at eighths of the sides); a full search
+    of all of them follows only then."""
+    table = TABLES[next(iter(GEOMETRY_GROUPS))]
+    try:
+        search = locate_diamonds(gray, cache, region.quad, table, size, False, "rails")
+    except (np.linalg.LinAlgError, ValueError, cv2.error):
+        return False
+    return search is not None and len(search.found) >= MIN_FOUND * len(table.diamonds)
+
+
+def _well_found(searches: dict[str, DiamondSearch]) -> float:
+    """The largest share of its diamonds that a geometry found sitting well on its rail
+    model."""
+    return max((len(sr.found) / len(TABLES[rep].diamonds) for rep, sr in searches.items()
+                if sr.rms_px <= PRUNE_RMS_PX), default=0.0)
 
 
 def calibrate_image(image: np.ndarray, table: str | None = None,
@@ -1158,9 +1218,10 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
             # the landmarks (and outliers) are the image's; the measurement joins last
             cam, offs, (res, prob, obs), disagreement = with_measured_height(
                 table, size, obs, cam, offs, res, prob, camera_height)
-        pred = self_check(table, size, obs, cam, offs, res, prob)
+        pred, pred_ball = map(float, self_check(table, size, obs, cam, offs, res, prob,
+                                                (0.0, ball_centre_height(table))))
     except (ValueError, np.linalg.LinAlgError):
-        pred = float("inf")
+        pred = pred_ball = float("inf")
     reasons = []
     if pred > MAX_PREDICTED_MM:
         hint = ""
@@ -1179,16 +1240,17 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
     pockets_seen = _pockets_seen(gray, cam, table, cloth_level, table.pockets)
     return _calibration(region, table, chosen_name, cam, offs, res, prob, warnings,
                         orientation_unknown, reasons, pred, camera_height, disagreement,
-                        pockets_seen)
+                        pockets_seen, pred_ball)
 
 
 def _calibration(region: ClothRegion, table: Table, chosen_name: str, cam: CameraModel,
                  offs, res, prob, warnings: list[str], orientation_unknown: bool,
                  more_reasons: list[str], pred: float | None,
                  camera_height: tuple[float, float] | None, disagreement: float | None,
-                 pockets_seen: int) -> Calibration:
+                 pockets_seen: int, pred_ball: float | None = None) -> Calibration:
     """The calibration of a final fit, with its quality record: the diamonds' own
-    reasons not to trust it, then ``more_reasons``. ``pred`` None: not estimated."""
+    reasons not to trust it, then ``more_reasons``. ``pred`` (the cloth plane) and
+    ``pred_ball`` (the ball centres' plane): predicted errors, None if not estimated."""
     residuals, spot_res, rms, per_rail = _residuals(table, res, prob)
     _, _, re = prob.parts(res.x)
     reasons = _diamond_reasons(table, prob, rms, per_rail, orientation_unknown) + more_reasons
@@ -1204,6 +1266,7 @@ def _calibration(region: ClothRegion, table: Table, chosen_name: str, cam: Camer
         "edge_points": int(len(re)),
         "edge_rms_mm": round(float(np.sqrt(np.mean(re ** 2))), 3) if len(re) else None,
         "predicted_max_error_mm": None if pred is None else round(pred, 3),
+        "predicted_ball_error_mm": None if pred_ball is None else round(pred_ball, 3),
         "tilt_deg": round(cam.tilt_deg(), 2),
         "camera_height_mm": round(float(camera_heights(res.x[None])[0]), 1),
         "camera_height_measured_mm": list(camera_height) if camera_height else None,

@@ -99,3 +99,33 @@ def test_a_video_recalibrates_once_the_balls_uncover_the_spots(tmp_path):
     xy = np.column_stack([gx.ravel(), gy.ravel()])
     px = cam.project(np.column_stack([xy, np.zeros(len(xy))]))
     assert np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max() < 3.0
+
+
+def _ball_plane_error(calib, cam, xy, r: float) -> float:
+    px = cam.project(np.column_stack([xy, np.full(len(xy), r)]))  # renderer: z up
+    return float(np.linalg.norm(calib.image_to_table(px, r) - xy, axis=1).max())
+
+
+def test_the_self_check_also_predicts_the_error_where_the_balls_are():
+    """The rail tops (42 mm) lie nearer the balls' centres (30.75 mm) than the cloth, so
+    the height a near-vertical view hides moves the balls' plane less: its own
+    prediction is smaller, and still bounds the true error there."""
+    from calibration.fit import ball_centre_height
+
+    r = ball_centre_height(get_discipline("three_cushion").table)
+    assert r == pytest.approx(30.75)
+    img, cam, xy, px = _view(1.0, hide_markings=False)
+    calib = calibrate_image(img, strict=False)
+    q = calib.quality
+    cloth = float(np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max())
+    assert not calib.ok and q["predicted_max_error_mm"] > 2.5
+    assert cloth <= q["predicted_max_error_mm"]
+    assert q["predicted_ball_error_mm"] < 0.5 * q["predicted_max_error_mm"]
+    assert _ball_plane_error(calib, cam, xy, r) <= q["predicted_ball_error_mm"]
+    # a tilted view pins its height: both planes are predicted alike
+    img, cam, xy, px = _view(10.0, hide_markings=False)
+    tilted = calibrate_image(img, strict=False)
+    q = tilted.quality
+    assert tilted.ok, q["reasons"]
+    assert 0.7 < q["predicted_ball_error_mm"] / q["predicted_max_error_mm"] < 1.3
+    assert _ball_plane_error(tilted, cam, xy, r) <= q["predicted_ball_error_mm"]

@@ -82,7 +82,9 @@ def run(args: argparse.Namespace) -> int:
     q = calib.quality
     print(f"{calib.table}: {q.get('diamonds_found', 0)} diamonds, rms "
           f"{q.get('diamond_rms_mm', '-')} mm, predicted max error "
-          f"{q.get('predicted_max_error_mm') or '-'} mm{light} -> {args.output}", file=sys.stderr)
+          f"{q.get('predicted_max_error_mm') or '-'} mm (at the balls' centres "
+          f"{q.get('predicted_ball_error_mm') or '-'} mm){light} -> {args.output}",
+          file=sys.stderr)
     for w in calib.warnings:
         print(f"cueref calibrate: warning: {w}", file=sys.stderr)
     return 0
