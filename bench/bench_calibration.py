@@ -29,6 +29,7 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -44,14 +45,22 @@ from simworld.render.renderer import GAMMA  # noqa: E402
 
 
 def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
-             balls: str = "opening") -> dict:
+             balls: str = "opening", width: int | None = None) -> dict:
     """One scene's row. ``height_sd``: the camera height is given to the calibration
-    as an installer would measure it, off the truth by a normal draw of this sigma."""
+    as an installer would measure it, off the truth by a normal draw of this sigma.
+    ``width``: the frame is scaled down to this many pixels across first (footage
+    published at a lower resolution than the camera's)."""
     disc, cam, look, img, truth = calibration_scene(seed, max_tilt, balls)
     table = disc.table
+    scale = 1.0
+    if width is not None and width < img.shape[1]:
+        scale = width / img.shape[1]
+        img = cv2.resize(img, (width, round(img.shape[0] * scale)),
+                         interpolation=cv2.INTER_AREA)
     out = {"seed": seed, "max_tilt": max_tilt, "balls": balls, "discipline": disc.name,
-           "table": table.name,
-           "size": list(cam.size), "tilt": None, "occluders": list(truth.occluders)}
+           "table": table.name, "width": width, "camera_size": list(cam.size),
+           "size": [img.shape[1], img.shape[0]], "tilt": None,
+           "occluders": list(truth.occluders)}
     given = {}
     if height_sd:
         measured = float(cam.position[2] + np.random.default_rng([seed, 5]).normal(0, height_sd))
@@ -66,12 +75,12 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
     out["time"] = time.perf_counter() - t0
     gx, gy = np.meshgrid(np.linspace(0, table.length, 29), np.linspace(0, table.width, 15))
     xy = np.column_stack([gx.ravel(), gy.ravel()])
-    px = cam.project(np.column_stack([xy, np.zeros(len(xy))]))
+    px = _scaled(cam.project(np.column_stack([xy, np.zeros(len(xy))])), scale)
     err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1)
     r = ball_centre_height(table)  # the plane predicted_ball_error_mm is about
-    pxb = cam.project(np.column_stack([xy, np.full(len(xy), r)]))
+    pxb = _scaled(cam.project(np.column_stack([xy, np.full(len(xy), r)])), scale)
     errb = np.linalg.norm(calib.image_to_table(pxb, r) - xy, axis=1)
-    truth_cam = CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size)
+    truth_cam = CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size)  # tilt
     out.update(ok=calib.ok, chosen=calib.table, reasons=calib.quality.get("reasons"),
                err_median=float(np.median(err)), err_max=float(err.max()),
                err_p99=float(np.percentile(err, 99)), err_all=np.round(err, 3).tolist(),
@@ -109,13 +118,19 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
     return out
 
 
+def _scaled(px: np.ndarray, scale: float) -> np.ndarray:
+    """Pixel positions in the frame scaled by ``scale`` (pixel centres at +0.5)."""
+    return (px + 0.5) * scale - 0.5
+
+
 def summarise(rows: list[dict], label: str = "") -> str:
     n = len(rows)
     ok = [r for r in rows if r.get("ok")]
     good = [r for r in ok if r["err_max"] < 3.0]
     false_acc = [r for r in ok if r["err_max"] >= 3.0]
     errs = np.concatenate([r["err_all"] for r in ok]) if ok else np.zeros(1)
-    times = {s: [r["time"] for r in rows if r["size"][0] == s] for s in (1280, 1920)}
+    sizes = sorted({tuple(r["size"]) for r in rows}, reverse=True)
+    times = {s: [r["time"] for r in rows if tuple(r["size"]) == s] for s in sizes}
     wrong_profile = [r for r in ok if r["chosen"] != r["table"]
                      and not (r["chosen"] == "carom" and r["table"] in (
                          "carom_free", "carom_balkline_47", "carom_balkline_71",
@@ -141,8 +156,12 @@ def summarise(rows: list[dict], label: str = "") -> str:
     random_balls = any(r.get("balls") == "random" for r in rows)
     if random_balls:
         tilt_arg += " --balls random"
+    width = max((r.get("width") or 0 for r in rows), default=0)
+    if width:
+        tilt_arg += f" --width {width}"
     title = [w for w, on in (("camera height given", sds), ("balls in mid-game positions",
-                                                             random_balls)) if on]
+                                                             random_balls),
+                             (f"frames scaled down to {width} px across", width)) if on]
     lines = [
         "# Calibration benchmark" + (f" ({'; '.join(title)})" if title else ""),
         "",
@@ -154,6 +173,7 @@ def summarise(rows: list[dict], label: str = "") -> str:
         " graphics; "
         + ("the balls in a random mid-game position" if random_balls
            else "the discipline's opening balls")
+        + (f"; each frame then scaled down to {width} px across" if width else "")
         + "). Measured on the 2-core shared machine.",
         "",
         *([label, ""] if label else []),
@@ -183,9 +203,8 @@ def summarise(rows: list[dict], label: str = "") -> str:
         f"{flag_tp} / {flag_fn} / {flag_fp} |",
         f"| auto-exposure scenes (lux not given) | — | "
         f"{sum(1 for r in rows if r.get('auto_exposure'))} |",
-        f"| time 1920x1080, median / max | < 2 s | "
-        f"{_t(times[1920], 50)} / {_t(times[1920], 100)} |",
-        f"| time 1280x720, median / max | — | {_t(times[1280], 50)} / {_t(times[1280], 100)} |",
+        *(f"| time {w}x{h}, median / max | {'< 2 s' if w == 1920 else '—'} | "
+          f"{_t(times[(w, h)], 50)} / {_t(times[(w, h)], 100)} |" for w, h in sizes),
         "",
     ]
     if judged_b:
@@ -255,6 +274,9 @@ def main() -> int:
     ap.add_argument("--balls", choices=BALL_LAYOUTS, default="opening",
                     help="the balls at the discipline's opening (on the spots) or in a "
                     "random mid-game position, in the same scenes")
+    ap.add_argument("--width", type=int, default=None, metavar="PX",
+                    help="scale each frame down to this many pixels across before "
+                    "calibrating (footage published at a lower resolution)")
     ap.add_argument("--out", default="docs/bench/calibration.md")
     ap.add_argument("--jsonl", default=None, help="also keep the per-scene rows here")
     ap.add_argument("--label", default="", help="a line to add under the title")
@@ -268,7 +290,7 @@ def main() -> int:
         return 0
     rows = []
     for k, seed in enumerate(range(args.start, args.start + args.n)):
-        r = evaluate(seed, args.max_tilt, args.camera_height_sd, args.balls)
+        r = evaluate(seed, args.max_tilt, args.camera_height_sd, args.balls, args.width)
         rows.append(r)
         print(f"[{k + 1}/{args.n}] seed {seed} {r['discipline']}: ok={r.get('ok')} "
               f"max={r.get('err_max', float('nan')):.2f} mm t={r['time']:.2f}s "
