@@ -48,15 +48,16 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
              balls: str = "opening", width: int | None = None) -> dict:
     """One scene's row. ``height_sd``: the camera height is given to the calibration
     as an installer would measure it, off the truth by a normal draw of this sigma.
-    ``width``: the frame is scaled down to this many pixels across first (footage
-    published at a lower resolution than the camera's)."""
+    ``width``: the frame is scaled to this many pixels across first: down, footage
+    published at a lower resolution than the camera's; up, the time a 4K camera's
+    frame takes (its detail is the rendering's)."""
     disc, cam, look, img, truth = calibration_scene(seed, max_tilt, balls)
     table = disc.table
     scale = 1.0
-    if width is not None and width < img.shape[1]:
+    if width is not None and width != img.shape[1]:
         scale = width / img.shape[1]
         img = cv2.resize(img, (width, round(img.shape[0] * scale)),
-                         interpolation=cv2.INTER_AREA)
+                         interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
     out = {"seed": seed, "max_tilt": max_tilt, "balls": balls, "discipline": disc.name,
            "table": table.name, "width": width, "camera_size": list(cam.size),
            "size": [img.shape[1], img.shape[0]], "tilt": None,
@@ -161,7 +162,7 @@ def summarise(rows: list[dict], label: str = "") -> str:
         tilt_arg += f" --width {width}"
     title = [w for w, on in (("camera height given", sds), ("balls in mid-game positions",
                                                              random_balls),
-                             (f"frames scaled down to {width} px across", width)) if on]
+                             (f"frames scaled to {width} px across", width)) if on]
     lines = [
         "# Calibration benchmark" + (f" ({'; '.join(title)})" if title else ""),
         "",
@@ -173,7 +174,7 @@ def summarise(rows: list[dict], label: str = "") -> str:
         " graphics; "
         + ("the balls in a random mid-game position" if random_balls
            else "the discipline's opening balls")
-        + (f"; each frame then scaled down to {width} px across" if width else "")
+        + (f"; each frame then scaled to {width} px across" if width else "")
         + "). Measured on the 2-core shared machine.",
         "",
         *([label, ""] if label else []),
@@ -275,8 +276,9 @@ def main() -> int:
                     help="the balls at the discipline's opening (on the spots) or in a "
                     "random mid-game position, in the same scenes")
     ap.add_argument("--width", type=int, default=None, metavar="PX",
-                    help="scale each frame down to this many pixels across before "
-                    "calibrating (footage published at a lower resolution)")
+                    help="scale each frame to this many pixels across before "
+                    "calibrating (down: footage published at a lower resolution; up: "
+                    "a 4K camera's time)")
     ap.add_argument("--out", default="docs/bench/calibration.md")
     ap.add_argument("--jsonl", default=None, help="also keep the per-scene rows here")
     ap.add_argument("--label", default="", help="a line to add under the title")

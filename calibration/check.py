@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from .camera import work_copy
 from .detect import find_blob_near, sight_image, tophat
 from .result import Calibration
 
@@ -64,6 +65,9 @@ def check(frame: np.ndarray, calib: Calibration) -> CheckResult:
     if (w, h) != cam.size:
         return CheckResult("lost", details={"reason": f"frame size {w}x{h} differs from "
                                                       f"the calibration's {cam.size}"})
+    frame = work_copy(frame)  # a 4K frame, a quarter of the pixels to search
+    if frame.shape[1] != w:
+        cam = cam.resized((frame.shape[1], frame.shape[0]))
     ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
     exp_px = cam.table_to_image(t.diamonds, t.rail_top_height)
     # top-hat only around the rails: the frame's centre is not needed

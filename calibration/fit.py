@@ -21,7 +21,7 @@ from scipy.optimize import least_squares
 
 from equipment.tables import TABLES, Table, get_table
 
-from .camera import CameraModel, camera_matrix
+from .camera import CameraModel, camera_matrix, work_copy
 from .detect import (
     CalibrationError,
     ClothRegion,
@@ -1063,6 +1063,8 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     the debug picture). ``camera_height``: the lens's height above the cloth in mm,
     measured at installation (uncertain by ``camera_height_sd``, 1 sigma): it lets a
     near-vertical view, whose height the image hardly shows, pin the cloth plane.
+    A frame wider than :data:`calibration.camera.MAX_WORK_WIDTH` is calibrated on a copy
+    scaled down to it; the camera returned is the full frame's.
     """
     if image is None or image.ndim != 3 or image.shape[2] != 3:
         raise CalibrationError("expected a colour (BGR) image")
@@ -1076,6 +1078,15 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     size = (w, h)
     if table is not None:
         get_table(table)  # an unknown name lists the known ones
+    small = work_copy(image)
+    if small is not image:  # a 4K frame: its 1920-px copy, the camera scaled back
+        scale = np.array([small.shape[1] / w, small.shape[0] / h])
+        if corners is not None:
+            corners = (np.asarray(corners, float).reshape(-1, 2) + 0.5) * scale - 0.5
+        calib = calibrate_image(small, table, corners, strict, camera_height,
+                                camera_height_sd)
+        calib.camera = calib.camera.resized(size)
+        return calib
     if corners is not None:
         from .manual import calibrate_from_corners
         return calibrate_from_corners(image, corners, table or "carom")
