@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 from scipy.optimize import least_squares
 
+from equipment.disciplines import DISCIPLINES
 from equipment.tables import TABLES, Table, get_table
 
 from .camera import CameraModel, camera_matrix, work_copy
@@ -526,8 +527,6 @@ def ball_centre_height(table: Table) -> float:
     """The lowest ball centre (mm above the cloth) of the disciplines played on
     ``table``: of the planes where balls are measured, the farthest from the rail
     tops, whose plane the diamonds pin best."""
-    from equipment import DISCIPLINES
-
     radii = [b.radius for d in DISCIPLINES.values() if d.table.name == table.name
              for b in d.balls]
     return min(radii) if radii else 0.0
