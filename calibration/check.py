@@ -70,7 +70,6 @@ def check(frame: np.ndarray, calib: Calibration) -> CheckResult:
         cam = cam.resized((frame.shape[1], frame.shape[0]))
     ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
     exp_px = cam.table_to_image(t.diamonds, t.rail_top_height)
-    # top-hat only around the rails: the frame's centre is not needed
     # white sights stand out of any coloured rail at least as well in each pixel's
     # darkest channel as in grey (pearl on maple only there); finding them is all that
     # is asked here, not the fit's precise centroids

@@ -961,15 +961,15 @@ def _search(sights: np.ndarray, region: ClothRegion, size, thorough: bool = Fals
             searches: dict[str, DiamondSearch] | None = None, cache: dict | None = None,
             outline: str = "cloth") -> dict[str, DiamondSearch]:
     """Each table geometry's diamonds found in ``sights`` (:func:`sight_image`): the
-    strongest blob near each diamond, or (``thorough``, on the geometries ``searches``
-    has not found mostly) every blob near each, for sponsor lettering on the rails.
-    ``outline``: what the cloth region's quadrilateral outlines
+    strongest blob near each diamond, on the geometries ``searches`` lacks, or
+    (``thorough``, on those it has not found mostly) every blob near each, for sponsor
+    lettering on the rails. ``outline``: what the cloth region's quadrilateral outlines
     (:data:`calibration.diamonds.OUTLINES`)."""
     cache = {} if cache is None else cache  # the top-hat, per scale
     searches = {} if searches is None else searches
     for rep in GEOMETRY_GROUPS:
-        if thorough and _most_found(searches, rep):
-            continue  # (a thorough search would end where it did)
+        if rep in searches and (not thorough or _most_found(searches, rep)):
+            continue  # (the search would end where it did)
         try:
             search = locate_diamonds(sights, cache, region.quad, TABLES[rep], size,
                                      thorough, outline)
@@ -1030,8 +1030,9 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     searches = _search(gray, region, size, cache=cache)
     if _clean(searches):
         return "light", searches
-    if _rails_outlined(gray, region, size, cache):
-        rails = _search(gray, region, size, cache=cache, outline="rails")
+    rails = _rails_outlined(gray, region, size, cache)
+    if rails:
+        _search(gray, region, size, searches=rails, cache=cache, outline="rails")
         if _clean(rails):
             return "light", rails
     dark = _search(sight_image(image, "dark"), region, size)
@@ -1049,18 +1050,22 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     return max(tried.items(), key=lambda kv: (_well_found(kv[1]), kv[0] == "light"))
 
 
-def _rails_outlined(gray: np.ndarray, region: ClothRegion, size, cache: dict) -> bool:
+def _rails_outlined(gray: np.ndarray, region: ClothRegion, size, cache: dict
+                    ) -> dict[str, DiamondSearch]:
     """Whether the cloth's region may have taken in rails of the cloth's own colour (a
     charcoal laminate beside a grey cloth): one geometry's diamonds are then mostly
     found inside its outline, as if it were the rails' outer edge. One geometry is
-    enough to tell (their diamonds lie alike at eighths of the sides); a full search
-    of all of them follows only then."""
-    table = TABLES[next(iter(GEOMETRY_GROUPS))]
+    enough to tell (their diamonds lie alike at eighths of the sides); its search,
+    or nothing, is returned, and the other geometries are searched only then."""
+    rep = next(iter(GEOMETRY_GROUPS))
+    table = TABLES[rep]
     try:
         search = locate_diamonds(gray, cache, region.quad, table, size, False, "rails")
     except (np.linalg.LinAlgError, ValueError, cv2.error):
-        return False
-    return search is not None and len(search.found) >= MIN_FOUND * len(table.diamonds)
+        return {}
+    if search is None or len(search.found) < MIN_FOUND * len(table.diamonds):
+        return {}
+    return {rep: search}
 
 
 def _well_found(searches: dict[str, DiamondSearch]) -> float:
