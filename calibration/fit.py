@@ -1,7 +1,8 @@
 """Fit the camera to what was found: diamonds, spots and the straight cloth edges.
 
-The model is a full pose (rotation, translation), one focal length with the principal
-point at the image centre, and radial distortion k1, k2. Every landmark is used at its
+The model is a full pose (rotation, translation), one focal length, the principal point
+(held near the image centre by what lenses allow, :data:`PRINCIPAL_SD`), and radial
+distortion k1, k2. Every landmark is used at its
 true height: diamonds on the rail tops (``Table.rail_top_height``), the cloth edge at
 the cushion height, spots on the cloth (z = 0). Residuals are measured in table mm by
 casting each observed pixel's ray onto its landmark's plane, so the fit minimises what
@@ -50,6 +51,11 @@ MAX_EDGE_POINTS = 30  # per cloth side, evenly spread
 CAMERA_HEIGHT_SD_MM = 50.0  # tape from cloth to lens; the optical centre is inside [assumed]
 NEAR_VERTICAL_DEG = 8.0  # below this tilt the height shows only as rail parallax
 HEIGHT_DISAGREES_SIGMA = 4.0  # fitted height this many sigmas off the measured: distrust
+#: how far (1 sigma, per axis, share of the width) a lens's principal point may lie off
+#: the frame's centre: fitted, not assumed at the centre, because one assumed wrong by
+#: 1% of the width bends the fitted height, and the cloth's mapping, by millimetres that
+#: the self-check then cannot see (docs/calibration.md) [assumed: the renderer's spread]
+PRINCIPAL_SD = 0.005
 # a geometry whose diamonds fit the rail-plane model this many times worse than
 # another's that found as many (and worse than PRUNE_RMS_PX) is not worth a camera fit
 # (benchmark: the right geometry 0.1-0.4 px, the others 1.4-2.5 px)
@@ -144,10 +150,11 @@ def _rodrigues(r: np.ndarray) -> np.ndarray:
     return np.eye(3)[None] + s * K + (1 - c) * (K @ K)
 
 
-def _backproject(px: np.ndarray, P: np.ndarray, cx: float, cy: float, z) -> np.ndarray:
+def _backproject(px: np.ndarray, P: np.ndarray, z) -> np.ndarray:
     """Cast pixels' rays onto world planes at ``z`` (N,) for M parameter vectors
-    (M, >=11): table (x, y) mm, shape (M, N, 2)."""
+    (M, >=13): table (x, y) mm, shape (M, N, 2)."""
     f = P[:, 0:1]
+    cx, cy = P[:, 11:12], P[:, 12:13]
     k1, k2, p1, p2 = (P[:, i:i + 1] for i in range(1, 5))
     R = _rodrigues(P[:, 5:8])
     t = P[:, 8:11]
@@ -167,24 +174,28 @@ def _backproject(px: np.ndarray, P: np.ndarray, cx: float, cy: float, z) -> np.n
     return c[:, None, :2] + dw[..., :2] * s[..., None]
 
 
-# parameter vector: [f, k1, k2, p1, p2, rvec (3), tvec (3), edge offsets (4)]
-N_CAMERA = 11
-N_PARAMS = 15
+# parameter vector: [f, k1, k2, p1, p2, rvec (3), tvec (3), cx, cy, edge offsets (4)]
+N_CAMERA = 13
+N_PARAMS = 17
+N_POSE = 11  # the focal length, lens and pose: what the diamonds carry
 #: residual multipliers (diamonds, spots, cloth edges, chalk lines) of the pose fit: mm
 #: as measured, the long edges (many correlated points, a few mm of cushion shading)
 #: weighed down
 DEFAULT_WEIGHTS = (1.0, 1.0, 0.5, 0.7)
 _TYPICAL = np.array([1000.0, 0.1, 0.1, 0.01, 0.01, 1.0, 1.0, 1.0, 1000.0, 1000.0, 1000.0,
-                     100.0, 100.0, 100.0, 100.0])
+                     1000.0, 1000.0, 100.0, 100.0, 100.0, 100.0])
 
 
 class _Problem:
-    """Residuals in table mm for a parameter vector [f, k1, k2, p1, p2, rvec, tvec, c x4]."""
+    """Residuals in table mm for a parameter vector [f, k1, k2, p1, p2, rvec, tvec, cx, cy,
+    c x4], then the principal point's prior, a measured camera height, and the weak
+    priors (focal length, k2, p1, p2: always the last four)."""
 
     def __init__(self, table: Table, size: tuple[int, int], obs: Observations,
                  f_prior: float, weights: tuple[float, float, float, float] | None = None):
         self.table, self.size, self.obs = table, size, obs
         self.cx, self.cy = (size[0] - 1) / 2, (size[1] - 1) / 2
+        self.pp_sd = PRINCIPAL_SD * size[0]
         self.f_prior = f_prior
         # multipliers of the diamond, spot, edge and chalk-line residuals
         self.weights = weights or DEFAULT_WEIGHTS
@@ -224,7 +235,7 @@ class _Problem:
     def all_parts(self, P: np.ndarray):
         """Residuals (mm) of the diamonds, spots, cloth edges and chalk-line points for
         M parameter vectors, from one back-projection of every landmark."""
-        q = _backproject(self.px, P, self.cx, self.cy, self.z)
+        q = _backproject(self.px, P, self.z)
         nd, ns, ne = self.nd, self.ns, self.ne
         rd = q[:, :nd] - self.d_xy[None]
         rs = q[:, nd:nd + ns] - self.s_xy[None]
@@ -247,7 +258,9 @@ class _Problem:
                                  P[:, 2] / 0.3, P[:, 3] / 0.01, P[:, 4] / 0.01])
         m = len(P)
         wd, ws, we, wl = self.weights
-        parts = [rd.reshape(m, -1) * wd, rs.reshape(m, -1) * ws, re * we, rl * wl]
+        parts = [rd.reshape(m, -1) * wd, rs.reshape(m, -1) * ws, re * we, rl * wl,
+                 # what lenses allow: knowledge, like a measurement, kept in the self-check
+                 (P[:, 11:13] - [self.cx, self.cy]) / self.pp_sd]
         if self.height is not None:  # a measurement, not a weak prior: before those
             parts.append(((camera_heights(P) - self.height[0]) / self.height[1])[:, None])
         return np.concatenate([*parts, prior], axis=1)
@@ -263,12 +276,13 @@ def camera_heights(P: np.ndarray) -> np.ndarray:
 
 
 def _params(cam: CameraModel, c: np.ndarray) -> np.ndarray:
-    return np.concatenate([[cam.K[0, 0]], cam.dist[:4], cam.rvec, cam.tvec, c])
+    return np.concatenate([[cam.K[0, 0]], cam.dist[:4], cam.rvec, cam.tvec,
+                           cam.K[:2, 2], c])
 
 
 def _camera(p: np.ndarray, size) -> CameraModel:
-    return CameraModel(camera_matrix(p[0], size), np.array([*p[1:5], 0.0]),
-                       p[5:8], p[8:11], size)
+    K = np.array([[p[0], 0.0, p[11]], [0.0, p[0], p[12]], [0.0, 0.0, 1.0]])
+    return CameraModel(K, np.array([*p[1:5], 0.0]), p[5:8], p[8:11], size)
 
 
 def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
@@ -289,6 +303,9 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
     lo[0], hi[0] = 0.2 * size[0], 20.0 * size[0]
     lo[1:3], hi[1:3] = -1.5, 1.5
     lo[3:5], hi[3:5] = -0.05, 0.05
+    pp_reach = 6 * PRINCIPAL_SD * size[0]
+    lo[11:13] = np.array([(size[0] - 1) / 2, (size[1] - 1) / 2]) - pp_reach
+    hi[11:13] = lo[11:13] + 2 * pp_reach
     lo[N_CAMERA:], hi[N_CAMERA:] = -table.rail_width, 2 * table.rail_width
     lo, hi = lo[act], hi[act]
     for _ in range(passes):
@@ -383,7 +400,7 @@ def _normalised_weights(prob: _Problem, x: np.ndarray, ppm: float
     for k, (r, groups) in enumerate(((rd, 0), (rs, 0), (re, n_sides), (rl, n_lines))):
         r = np.ravel(r)
         # the diamonds carry most of the pose: their RMS understates their scatter
-        dof = max(len(r) - N_CAMERA, 2) if k == 0 else max(len(r), 1)
+        dof = max(len(r) - N_POSE, 2) if k == 0 else max(len(r), 1)
         sigma = max(float(np.sqrt(np.sum(r ** 2) / dof)), floors[k]) if len(r) else floors[k]
         if groups:
             sigma *= math.sqrt(max(len(r) / (N_EFFECTIVE * groups), 1.0))
@@ -442,8 +459,7 @@ def _covariance_error(table: Table, size, res, prob: _Problem,
     out = []
     for h in heights:
         px = cam.table_to_image(xy, h)
-        q = _backproject(px, P, prob.cx, prob.cy, np.full(len(px), -h)
-                         ).reshape(N_CAMERA + 1, -1)
+        q = _backproject(px, P, np.full(len(px), -h)).reshape(N_CAMERA + 1, -1)
         G = np.zeros((q.shape[1], n))
         G[:, :N_CAMERA] = ((q[1:] - q[0]) / steps[:, None]).T
         var = np.einsum("ij,jk,ik->i", G, cov, G).reshape(-1, 2).sum(axis=1)
@@ -475,7 +491,8 @@ def _focal_profile(table: Table, size, obs: Observations, cam: CameraModel,
         prev_d, prev_move = 0.0, np.zeros(len(heights))
         for step in PROFILE_STEPS:
             factor = math.exp(sign * step)
-            K = camera_matrix(cam.K[0, 0] * factor, size)
+            K = cam.K.copy()
+            K[0, 0] = K[1, 1] = cam.K[0, 0] * factor
             t = cam.tvec.copy()  # keep the rail plane's scale: slide along the axis
             t[2] = t[2] * factor + (factor - 1) * mid
             alt0 = CameraModel(K, cam.dist, cam.rvec, t, size)

@@ -22,6 +22,10 @@ from equipment import Table
 MIN_SIZE = (1280, 720)
 UP = np.array([1.0, 1.0, -1.0])  # (x, y, height) <-> the z-down table frame
 MAX_SIZE = (1920, 1080)
+#: spread (1 sigma, per axis, share of the frame's width) of a lens's principal point
+#: about the frame's centre: a sensor is glued to a few hundredths of a millimetre, and
+#: calibrated consumer and broadcast cameras put it 0.2-1.5% of the width off [assumed]
+PRINCIPAL_SD = 0.005
 
 
 @dataclass
@@ -192,12 +196,17 @@ def make_camera(table: Table, size: tuple[int, int] = (1280, 720), tilt_deg: flo
                 azimuth_deg: float = 0.0, roll_deg: float = 0.0, hfov_deg: float = 62.0,
                 k1: float = -0.08, k2: float = 0.01, p: tuple[float, float] = (0.0, 0.0),
                 margin: float = 0.05, target_offset: tuple[float, float] = (0.0, 0.0),
-                flip: bool = False) -> Camera:
+                flip: bool = False, principal_offset: tuple[float, float] = (0.0, 0.0)
+                ) -> Camera:
     """A camera aimed at the table centre from ``tilt_deg`` off vertical, at the distance
-    that fits the whole table (rails included) inside the frame with ``margin``."""
+    that fits the whole table (rails included) inside the frame with ``margin``.
+
+    ``principal_offset``: where the lens's principal point lies from the frame's centre
+    (px, right and down); the optical axis still goes through the table's centre."""
     w, h = check_size(size)
     f = (w / 2) / math.tan(math.radians(hfov_deg) / 2)
-    K = np.array([[f, 0, w / 2 - 0.5], [0, f, h / 2 - 0.5], [0, 0, 1.0]])
+    K = np.array([[f, 0, w / 2 - 0.5 + principal_offset[0]],
+                  [0, f, h / 2 - 0.5 + principal_offset[1]], [0, 0, 1.0]])
     dist = np.array([_safe_k1(k1, k2, w, h, f), k2, p[0], p[1], 0.0])
     target = np.array([table.length / 2 + target_offset[0],
                        table.width / 2 + target_offset[1], 0.0])
@@ -240,7 +249,12 @@ def default_camera(table: Table, size: tuple[int, int] = (1280, 720)) -> Camera:
 
 def random_camera(table: Table, rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
                   max_tilt_deg: float = 20.0) -> Camera:
-    """A random plausible mounting that still sees all four cushions and rails."""
+    """A random plausible mounting that still sees all four cushions and rails.
+
+    The principal point is drawn from a generator spawned off ``rng`` (which does not
+    advance it), so that adding it changed no other draw of any scene."""
+    w = check_size(size)[0]
+    principal = rng.spawn(1)[0].normal(0.0, PRINCIPAL_SD * w, 2)
     return make_camera(
         table, size,
         tilt_deg=float(rng.uniform(0.0, max_tilt_deg)),
@@ -253,4 +267,5 @@ def random_camera(table: Table, rng: np.random.Generator, size: tuple[int, int] 
         margin=float(rng.uniform(0.01, 0.12)),
         target_offset=(float(rng.normal(0, 40.0)), float(rng.normal(0, 25.0))),
         flip=bool(rng.random() < 0.5),
+        principal_offset=(float(principal[0]), float(principal[1])),
     )
