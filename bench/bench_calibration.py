@@ -20,6 +20,10 @@ Against the renderer's exact truth:
   scenes; auto-exposure scenes are counted apart), and whether the under-520-lux flag
   matches the truth;
 * time per frame.
+
+``--lens``: each scene's lens is first measured as an installer would
+(:mod:`calibration.lens` on 12 rendered views of a checkerboard held in front of the
+scene's camera, ``simworld.render.board``) and given to the calibration.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from simworld.render.renderer import GAMMA  # noqa: E402
 
 def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
              balls: str = "opening", width: int | None = None,
-             principal_offset: int = 0) -> dict:
+             principal_offset: int = 0, lens: bool = False) -> dict:
     """One scene's row. ``height_sd``: the camera height is given to the calibration
     as an installer would measure it, off the truth by a normal draw of this sigma.
     ``width``: the frame is scaled to this many pixels across first: down, footage
@@ -54,7 +58,8 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
     frame takes (its detail is the rendering's). ``principal_offset``: that many px are
     cut off the frame's left and top twice over, so that the lens's principal point
     lies that far left of and above the frame's centre (where cueref assumes it), as a
-    real lens's may."""
+    real lens's may. ``lens``: the lens is measured on 12 checkerboard views of the
+    scene's camera first, and given."""
     disc, cam, look, img, truth = calibration_scene(seed, max_tilt, balls)
     table = disc.table
     scale = 1.0
@@ -71,6 +76,15 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
            "size": [img.shape[1], img.shape[0]], "tilt": None,
            "occluders": list(truth.occluders)}
     given = {}
+    if lens:
+        from calibration.lens import calibrate_lens
+        from simworld.render.board import checkerboard_views
+
+        measured, found = calibrate_lens(checkerboard_views(cam, 12, seed=seed))
+        given["lens"] = measured
+        out["lens"] = {"views": int(sum(found)), "rms_px": round(measured.rms_px, 3),
+                       "f_rel_err": float(measured.K[0, 0] / cam.K[0, 0] - 1),
+                       "pp_err_px": float(np.hypot(*(measured.K[:2, 2] - cam.K[:2, 2])))}
     if height_sd:
         measured = float(cam.position[2] + np.random.default_rng([seed, 5]).normal(0, height_sd))
         given = {"camera_height": measured, "camera_height_sd": height_sd}
@@ -97,6 +111,7 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
                tilt=round(truth_cam.tilt_deg(), 1),
                predicted=calib.quality.get("predicted_max_error_mm"),
                predicted_ball=calib.quality.get("predicted_ball_error_mm"),
+               lens_chi2=calib.quality.get("lens_chi2"),
                k1=[float(calib.camera.dist[0]), float(truth.dist[0])])
     # light
     lux = np.asarray(truth.lux, float)
@@ -171,11 +186,14 @@ def summarise(rows: list[dict], label: str = "") -> str:
     offset = max((r.get("principal_offset") or 0 for r in rows), default=0)
     if offset:
         tilt_arg += f" --principal-offset {offset}"
+    lens_rows = [r["lens"] for r in rows if r.get("lens")]
+    if lens_rows:
+        tilt_arg += " --lens"
     title = [w for w, on in (("camera height given", sds), ("balls in mid-game positions",
                                                              random_balls),
                              (f"frames scaled to {width} px across", width),
                              (f"principal point {offset} px off the frame's centre",
-                              offset)) if on]
+                              offset), ("lens measured", lens_rows)) if on]
     lines = [
         "# Calibration benchmark" + (f" ({'; '.join(title)})" if title else ""),
         "",
@@ -191,6 +209,8 @@ def summarise(rows: list[dict], label: str = "") -> str:
         + (f"; {2 * offset} px cut off each frame's left and top, so that the lens's "
            f"principal point lies {offset} px left of and above the frame's centre"
            if offset else "")
+        + ("; each scene's lens first measured on 12 rendered checkerboard views and "
+           "given" if lens_rows else "")
         + "). Measured on the 2-core shared machine.",
         "",
         *([label, ""] if label else []),
@@ -222,6 +242,7 @@ def summarise(rows: list[dict], label: str = "") -> str:
         f"{sum(1 for r in rows if r.get('auto_exposure'))} |",
         *(f"| time {w}x{h}, median / max | {'< 2 s' if w == 1920 else '—'} | "
           f"{_t(times[(w, h)], 50)} / {_t(times[(w, h)], 100)} |" for w, h in sizes),
+        *_lens_lines(lens_rows, rows),
         "",
     ]
     if judged_b:
@@ -275,6 +296,25 @@ def _ok_at_ball_centres(row: dict) -> bool:
                                       for x in row.get("reasons") or ["refused"])
 
 
+def _lens_lines(lens_rows: list[dict], rows: list[dict]) -> list[str]:
+    """The lens measurement's own figures (``--lens``)."""
+    if not lens_rows:
+        return []
+    f = np.abs([r["f_rel_err"] for r in lens_rows]) * 100
+    pp = np.array([r["pp_err_px"] for r in lens_rows])
+    chi = [r["lens_chi2"] for r in rows if r.get("lens_chi2") is not None]
+    return [
+        f"| lens: boards found in 12 views, min | — | "
+        f"{min(r['views'] for r in lens_rows)} |",
+        f"| lens: focal length error, median / max | — | {np.median(f):.3f}% / "
+        f"{f.max():.3f}% |",
+        f"| lens: principal point error, median / max | — | {np.median(pp):.2f} px / "
+        f"{pp.max():.2f} px |",
+        f"| lens vs view: chi-square, median / max (refused over 24.3) | — | "
+        f"{np.median(chi):.1f} / {max(chi):.1f} |" if chi else "",
+    ]
+
+
 def _t(v, q) -> str:
     return f"{np.percentile(v, q):.2f} s" if v else "—"
 
@@ -298,6 +338,9 @@ def main() -> int:
     ap.add_argument("--principal-offset", type=int, default=0, metavar="PX",
                     help="cut 2 PX off each frame's left and top: the lens's principal "
                     "point then lies PX px off the frame's centre, as a real lens's may")
+    ap.add_argument("--lens", action="store_true",
+                    help="measure each scene's lens on 12 rendered checkerboard views "
+                    "first and give it to the calibration")
     ap.add_argument("--out", default="docs/bench/calibration.md")
     ap.add_argument("--jsonl", default=None, help="also keep the per-scene rows here")
     ap.add_argument("--label", default="", help="a line to add under the title")
@@ -312,7 +355,7 @@ def main() -> int:
     rows = []
     for k, seed in enumerate(range(args.start, args.start + args.n)):
         r = evaluate(seed, args.max_tilt, args.camera_height_sd, args.balls, args.width,
-                     args.principal_offset)
+                     args.principal_offset, args.lens)
         rows.append(r)
         print(f"[{k + 1}/{args.n}] seed {seed} {r['discipline']}: ok={r.get('ok')} "
               f"max={r.get('err_max', float('nan')):.2f} mm t={r['time']:.2f}s "

@@ -33,6 +33,7 @@ from .detect import (
     tophat,
 )
 from .diamonds import MULTI_BELOW, DiamondSearch, grow_diamonds, locate_diamonds
+from .lens import Lens, LensError
 from .result import Calibration
 
 #: One profile per distinct geometry; the others share a representative's geometry.
@@ -136,6 +137,9 @@ class Observations:
     # A near-vertical view pins the height only through the few millimetres of
     # parallax between rails and cloth; a tape measure pins it to a percent or two.
     camera_height: tuple[float, float] | None = None
+    # the lens measured once (calibration.lens): a prior on the focal length, principal
+    # point and distortion in place of the principal point's alone
+    lens: Lens | None = None
 
 
 def _rodrigues(r: np.ndarray) -> np.ndarray:
@@ -178,6 +182,10 @@ def _backproject(px: np.ndarray, P: np.ndarray, z) -> np.ndarray:
 N_CAMERA = 13
 N_PARAMS = 17
 N_POSE = 11  # the focal length, lens and pose: what the diamonds carry
+LENS_PARAMS = [0, 11, 12, 1, 2, 3, 4]  # f, cx, cy, k1, k2, p1, p2: Lens.prior's order
+#: a measured lens this far off what the view says (chi-square of its seven sigmas,
+#: 0.1% for a lens that fits) was changed since: zoom, focus, another camera
+LENS_DISAGREES_CHI2 = 24.3
 #: residual multipliers (diamonds, spots, cloth edges, chalk lines) of the pose fit: mm
 #: as measured, the long edges (many correlated points, a few mm of cushion shading)
 #: weighed down
@@ -231,6 +239,7 @@ class _Problem:
         self.e_base = np.select([s == 0, s == 1, s == 2, s == 3], [0.0, L, W, 0.0])
         self.e_sign = np.select([s == 0, s == 1, s == 2, s == 3], [-1.0, 1.0, 1.0, -1.0])
         self.height = obs.camera_height
+        self.lens = obs.lens.prior() if obs.lens is not None else None
 
     def all_parts(self, P: np.ndarray):
         """Residuals (mm) of the diamonds, spots, cloth edges and chalk-line points for
@@ -259,14 +268,22 @@ class _Problem:
         m = len(P)
         wd, ws, we, wl = self.weights
         parts = [rd.reshape(m, -1) * wd, rs.reshape(m, -1) * ws, re * we, rl * wl,
-                 # what lenses allow: knowledge, like a measurement, kept in the self-check
-                 (P[:, 11:13] - [self.cx, self.cy]) / self.pp_sd]
+                 self.lens_rows(P)]
         if self.height is not None:  # a measurement, not a weak prior: before those
             parts.append(((camera_heights(P) - self.height[0]) / self.height[1])[:, None])
         return np.concatenate([*parts, prior], axis=1)
 
     def __call__(self, p: np.ndarray) -> np.ndarray:
         return self.batch(np.asarray(p, float)[None])[0]
+
+    def lens_rows(self, P: np.ndarray) -> np.ndarray:
+        """Sigmas off what is known of the lens: the measured lens's focal length,
+        principal point and distortion, or the principal point alone as lenses allow.
+        Knowledge, like a measurement: kept in the self-check."""
+        if self.lens is None:
+            return (P[:, 11:13] - [self.cx, self.cy]) / self.pp_sd
+        mean, W = self.lens
+        return (P[:, LENS_PARAMS] - mean) @ W
 
 
 def camera_heights(P: np.ndarray) -> np.ndarray:
@@ -567,18 +584,22 @@ class Attempt:
     fit: object = None
 
 
-def _try_profile(region: ClothRegion, table: Table, size, search: DiamondSearch
-                 ) -> Attempt:
+def _try_profile(region: ClothRegion, table: Table, size, search: DiamondSearch,
+                 lens: Lens | None = None) -> Attempt:
     """Fit a camera to one geometry's diamonds and grow the set with its lens model."""
     found, H1, ppm, th = search.found, search.homography, search.ppm, search.tophat
     c0 = search.c0
-    f0 = focal_from_homography(H1, size)
-    f_prior = f0 if f0 is not None and 0.3 * size[0] < f0 < 10 * size[0] else 1.2 * size[0]
-    K = camera_matrix(f_prior, size)
+    if lens is not None:
+        K, dist0, f_prior = lens.K, lens.dist, float(lens.K[0, 0])
+    else:
+        f0 = focal_from_homography(H1, size)
+        f_prior = f0 if f0 is not None and 0.3 * size[0] < f0 < 10 * size[0] \
+            else 1.2 * size[0]
+        K, dist0 = camera_matrix(f_prior, size), np.zeros(5)
     rvec, tvec = pose_from_homography(H1, K, -table.rail_top_height)
-    cam0 = CameraModel(K, np.zeros(5), rvec, tvec, size)
+    cam0 = CameraModel(K, dist0, rvec, tvec, size)
     # a quick fit on the diamonds alone ranks the profiles; the edges join at the end
-    obs = Observations(diamonds=found)
+    obs = Observations(diamonds=found, lens=lens)
     cam, offs, fit = fit_camera(table, size, obs, cam0, np.full(4, c0), f_prior)
     # grow: the fitted lens model predicts the diamonds the homography missed (a camera
     # not found predicts nothing)
@@ -590,7 +611,7 @@ def _try_profile(region: ClothRegion, table: Table, size, search: DiamondSearch
         if len(grown) < len(have) or (grown.keys() == have.keys() and all(
                 np.allclose(grown[i], have[i]) for i in grown)):
             break  # nothing new: the fit stands
-        cam, offs, fit = fit_camera(table, size, Observations(diamonds=grown), cam,
+        cam, offs, fit = fit_camera(table, size, Observations(diamonds=grown, lens=lens), cam,
                                     np.full(4, c0), f_prior)
     fit[2].edges = _select_edges(cam, table, _edges_for(region, search.start))
     res, prob, obs = fit
@@ -1011,7 +1032,7 @@ def _clean(searches: dict[str, DiamondSearch]) -> bool:
 
 
 def _attempts(searches: dict[str, DiamondSearch], region: ClothRegion, size,
-              given_rep: str | None) -> dict[str, Attempt]:
+              given_rep: str | None, lens: Lens | None = None) -> dict[str, Attempt]:
     """A camera fitted to each geometry's diamonds. The geometries share their
     proportions but not their diamonds' exact places: one whose diamonds sit a few times
     worse than another's, which found as many, is not fitted at all."""
@@ -1023,7 +1044,7 @@ def _attempts(searches: dict[str, DiamondSearch], region: ClothRegion, size,
                 and len(search.found) <= len(o.found) for o in finite if o is not search):
             continue
         try:
-            attempts[rep] = _try_profile(region, TABLES[rep], size, search)
+            attempts[rep] = _try_profile(region, TABLES[rep], size, search, lens)
         except (np.linalg.LinAlgError, ValueError, cv2.error):
             pass
     return attempts
@@ -1095,7 +1116,8 @@ def _well_found(searches: dict[str, DiamondSearch]) -> float:
 def calibrate_image(image: np.ndarray, table: str | None = None,
                     corners: np.ndarray | None = None, strict: bool = True,
                     camera_height: float | None = None,
-                    camera_height_sd: float = CAMERA_HEIGHT_SD_MM) -> Calibration:
+                    camera_height_sd: float = CAMERA_HEIGHT_SD_MM,
+                    lens: Lens | None = None) -> Calibration:
     """Calibrate from one BGR frame; raise :class:`CalibrationError` with a reason.
 
     With ``strict`` (the default) a fit that fails its own checks raises too, so no
@@ -1103,6 +1125,8 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     the debug picture). ``camera_height``: the lens's height above the cloth in mm,
     measured at installation (uncertain by ``camera_height_sd``, 1 sigma): it lets a
     near-vertical view, whose height the image hardly shows, pin the cloth plane.
+    ``lens``: the lens measured once with a checkerboard (:mod:`calibration.lens`): its
+    focal length, principal point and distortion hold the fit, and pin the height too.
     A frame wider than :data:`calibration.camera.MAX_WORK_WIDTH` is calibrated on a copy
     scaled down to it; the camera returned is the full frame's.
     """
@@ -1118,13 +1142,18 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     size = (w, h)
     if table is not None:
         get_table(table)  # an unknown name lists the known ones
+    if lens is not None:
+        try:
+            lens = lens.for_size(size)
+        except LensError as exc:
+            raise CalibrationError(str(exc)) from None
     small = work_copy(image)
     if small is not image:  # a 4K frame: its 1920-px copy, the camera scaled back
         scale = np.array([small.shape[1] / w, small.shape[0] / h])
         if corners is not None:
             corners = (np.asarray(corners, float).reshape(-1, 2) + 0.5) * scale - 0.5
         calib = calibrate_image(small, table, corners, strict, camera_height,
-                                camera_height_sd)
+                                camera_height_sd, lens)
         calib.camera = calib.camera.resized(size)
         return calib
     if corners is not None:
@@ -1135,7 +1164,7 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     group_of = {n: rep for rep, names in GEOMETRY_GROUPS.items() for n in names}
     given_rep = group_of[table] if table is not None else None
     sights, searches = _find_sights(image, gray, region, size)
-    attempts = _attempts(searches, region, size, given_rep)
+    attempts = _attempts(searches, region, size, given_rep, lens)
     if not attempts:
         raise CalibrationError("table not recognised: the rails' diamonds were not found "
                                "around the cloth (too few visible, or not an overhead view)")
@@ -1160,6 +1189,7 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
         chosen_name = _variant_by_lines(gray, a, GEOMETRY_GROUPS[best_rep])
     calib = _finish(image, gray, region, a, chosen_name, size, cloth_level, height)
     calib.sights = sights
+    calib.lens = lens
     if strict and not calib.ok:
         raise CalibrationError("calibration not trusted: " + "; ".join(calib.quality["reasons"]))
     return calib
@@ -1230,7 +1260,8 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
         flip_idx = _flip_diamond_index(table)
         obs = Observations({flip_idx[i]: p for i, p in obs.diamonds.items() if i < n},
                            {}, {SIDES[(j + 2) % 4]: obs.edges[s]
-                                for j, s in enumerate(SIDES) if s in obs.edges})
+                                for j, s in enumerate(SIDES) if s in obs.edges},
+                           lens=obs.lens)
     # decided only by a clearly visible marking that the other way round lacks
     orientation_unknown = vote == 0
     if orientation_unknown:
@@ -1240,8 +1271,9 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
         # certain to be refused (fits only drop diamonds): one short fit on the diamonds
         # for the residuals and the debug picture, no spots, no self-check (a low side
         # view's hopeless fits and self-check took 3-5 s for the same refusal)
-        cam, offs, (res, prob, _) = fit_camera(table, size, Observations(dict(obs.diamonds)),
-                                               cam, offs, f_prior, max_nfev=50, passes=1)
+        cam, offs, (res, prob, _) = fit_camera(
+            table, size, Observations(dict(obs.diamonds), lens=obs.lens), cam, offs,
+            f_prior, max_nfev=50, passes=1)
         return _calibration(region, table, chosen_name, cam, offs, res, prob, warnings,
                             orientation_unknown, [], None, camera_height, None, 0)
     # spots on the cloth (z = 0) pin the camera height, then a final fit
@@ -1260,7 +1292,7 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
         # the cloth's outline disagrees with the diamonds (a cushion band of another
         # shade, a dark corner, a bogus edge that threw good diamonds out): trust the
         # diamonds, spots and lines alone, all of them again
-        obs = Observations(diamonds_d, spots_d, {}, lines_d)
+        obs = Observations(diamonds_d, spots_d, {}, lines_d, lens=obs.lens)
         cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam_d, offs_d, f_prior)
     disagreement = None
     try:
@@ -1274,11 +1306,18 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
     except (ValueError, np.linalg.LinAlgError):
         pred = pred_ball = float("inf")
     reasons = []
+    lens_chi2 = None
+    if obs.lens is not None:
+        lens_chi2 = float(np.sum(prob.lens_rows(res.x[None]) ** 2))
+        if lens_chi2 > LENS_DISAGREES_CHI2:
+            reasons.append(f"the lens given does not fit this view (chi-square {lens_chi2:.0f}"
+                           f" > {LENS_DISAGREES_CHI2} over its 7 values): was the zoom or "
+                           "focus changed, or is it another camera's?")
     if pred > MAX_PREDICTED_MM:
         hint = ""
-        if camera_height is None and cam.tilt_deg() < NEAR_VERTICAL_DEG:
+        if camera_height is None and obs.lens is None and cam.tilt_deg() < NEAR_VERTICAL_DEG:
             hint = (" (a near-vertical view shows the camera's height too little: give "
-                    "it, measured from the cloth to the lens)")
+                    "it, measured from the cloth to the lens, or measure the lens)")
         reasons.append(f"predicted error {pred:.1f} mm > {MAX_PREDICTED_MM} mm{hint}")
     if camera_height is not None:
         if disagreement is None:  # the fit with the measurement failed
@@ -1289,9 +1328,11 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
                            f"{disagreement:.1f} sigma (a wrong measurement or table "
                            "profile?)")
     pockets_seen = _pockets_seen(gray, cam, table, cloth_level, table.pockets)
-    return _calibration(region, table, chosen_name, cam, offs, res, prob, warnings,
-                        orientation_unknown, reasons, pred, camera_height, disagreement,
-                        pockets_seen, pred_ball)
+    calib = _calibration(region, table, chosen_name, cam, offs, res, prob, warnings,
+                         orientation_unknown, reasons, pred, camera_height, disagreement,
+                         pockets_seen, pred_ball)
+    calib.quality["lens_chi2"] = None if lens_chi2 is None else round(lens_chi2, 2)
+    return calib
 
 
 def _calibration(region: ClothRegion, table: Table, chosen_name: str, cam: CameraModel,

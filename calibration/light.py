@@ -224,22 +224,23 @@ def shadowed_cells(vals: np.ndarray, occluded: np.ndarray,
     Occluders are looked for off the border row, whose cells a cushion's nose or a
     pocket hides in part from a tilted camera; an arm reaching in crosses it.
     ``suspect`` cells (a border cell holding a ball, whose shadow it may read) are
-    always left out: a ball's shadow dims a quarter of the cell by 5-50%, so its low
-    quantile may read any amount low, and a border cell pulls the surface almost alone
-    (a cell read 11.5% low, under the 10% a shadow test needs); its neighbours carry
-    its light."""
+    tested the same way against half the depth: a ball's shadow dims only part of the
+    cell, so a cell that reads it is less dark than an arm's (a mid-game corner cell
+    read 11.5% low, 8% under the surface through the others)."""
     over = np.zeros(vals.shape, bool)
     over[1:-1, 1:-1] = occluded[1:-1, 1:-1]
     extra = np.zeros(vals.shape, bool) if suspect is None else suspect
     if not over.any() and not extra.any():
         return np.zeros(vals.shape, bool)
-    near = cv2.dilate(over.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool) | extra
+    by_occluder = cv2.dilate(over.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    near = by_occluder | extra
+    depth = np.where(extra & ~by_occluder, SHADOW_DEPTH / 2, SHADOW_DEPTH)
     shadow = near
     for _ in range(4):  # then against the light of every cell kept: a clean corner, only
         # extrapolated to at first, comes back in
         light = smooth_cells(np.where(shadow, np.nan, vals))
         with np.errstate(invalid="ignore"):
-            again = (near & (vals < (1.0 - SHADOW_DEPTH) * light)) | extra
+            again = near & (vals < (1.0 - depth) * light)
         if (again == shadow).all():
             break
         shadow = again

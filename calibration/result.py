@@ -15,6 +15,7 @@ from equipment.tables import Table, get_table
 
 from .camera import CameraModel
 from .detect import SIGHTS, ClothModel
+from .lens import Lens
 
 FORMAT = "cueref.calibration/1"
 
@@ -34,6 +35,7 @@ class Calibration:
     photometry: dict[str, Any] = field(default_factory=dict)  # light meter scale etc.
     warnings: list[str] = field(default_factory=list)
     sights: str = "light"  # the rails' sights as found (detect.sight_image)
+    lens: Lens | None = None  # the measured lens the fit was held to (calibration.lens)
 
     @property
     def profile(self) -> Table:
@@ -70,6 +72,7 @@ class Calibration:
             "cloth": self.cloth.to_dict() if self.cloth else None,
             "photometry": self.photometry,
             "warnings": self.warnings,
+            "lens": self.lens.to_dict() if self.lens is not None else None,
         }
 
     def to_json(self) -> str:
@@ -100,7 +103,9 @@ class Calibration:
                    edge_offsets=dict(d.get("edge_offsets_mm", {})),
                    photometry=dict(d.get("photometry", {})),
                    warnings=list(d.get("warnings", [])),
-                   sights=d.get("sights", "light"))
+                   sights=d.get("sights", "light"),
+                   lens=Lens.from_dict(d["lens"], f"{where}: lens") if d.get("lens")
+                   else None)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Calibration:

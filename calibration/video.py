@@ -74,20 +74,21 @@ def read_frames(path: str | os.PathLike, seconds: float | None = None,
 
 
 def calibrate(source, table: str | None = None, corners=None, seconds: float = 3.0,
-              tries: int = 4, strict: bool = True, **height) -> Calibration:
+              tries: int = 4, strict: bool = True, **given) -> Calibration:
     """Calibrate from a BGR frame, an image file or the first ``seconds`` of a video.
 
     In a video, several frames are tried (a player may hide a rail in one) and the
     best-trusted result is kept. Raises :class:`CalibrationError` with the reason.
-    ``height``: ``camera_height`` and ``camera_height_sd`` of :func:`calibrate_image`.
+    ``given``: ``camera_height``, ``camera_height_sd`` and ``lens`` of
+    :func:`calibrate_image`: what the frame cannot tell about the camera.
     """
     if isinstance(source, np.ndarray):
-        return calibrate_image(source, table, corners, strict=strict, **height)
+        return calibrate_image(source, table, corners, strict=strict, **given)
     frames = list(read_frames(source, seconds=seconds, step_s=max(seconds / tries, 0.04)))
     best, errors = None, []
     for _, _, frame in frames[:tries]:
         try:
-            c = calibrate_image(frame, table, corners, strict=False, **height)
+            c = calibrate_image(frame, table, corners, strict=False, **given)
         except CalibrationError as exc:
             errors.append(str(exc))
             continue
@@ -200,9 +201,9 @@ def video_events(path, calib: Calibration | None = None, table: str | None = Non
 
 def _recalibrate(frame: np.ndarray, calib: Calibration) -> Calibration | None:
     """A trusted calibration of ``frame`` on ``calib``'s table (keeping its photometry
-    and the camera height it was given), or None."""
+    and the camera height and lens it was given), or None."""
     try:
-        new = calibrate_image(frame, calib.table, **measured_height(calib))
+        new = calibrate_image(frame, calib.table, lens=calib.lens, **measured_height(calib))
     except CalibrationError:
         return None
     new.photometry = dict(calib.photometry)

@@ -18,6 +18,7 @@ from typing import Any
 
 from adjudicate import ShotCall, Warning, adjudicate_stream, get_game
 from calibration import calibrate, draw_debug, read_frames, video_events
+from calibration.lens import Lens
 from calibration.light import LightMeter
 from equipment.files import atomic_path, atomic_write_text, check_writable
 from tracking.events import Event, read_events, write_events
@@ -49,13 +50,14 @@ def referee_video(video: str | os.PathLike, game: str, outdir: str | os.PathLike
                   events: str | os.PathLike, table: str | None = None,
                   match: dict[str, Any] | None = None, lux: float | None = None,
                   check_every_s: float = 1.0, camera_height: float | None = None,
-                  gamma: float | None = None,
+                  gamma: float | None = None, lens: Lens | None = None,
                   progress: Callable[[str], None] | None = None) -> RefereeResult:
     """Referee ``video`` as ``game``; write calib.json, calib.png, events.jsonl and
     calls.jsonl into ``outdir``. ``camera_height``: the lens's height above the cloth
-    (mm), measured at installation; ``gamma``: the camera's output curve (power law; None:
-    sRGB). ``lux`` is one lux-meter reading of the mean over the
-    cloth at the start (the photometric calibration of a fixed-exposure camera)."""
+    (mm), measured at installation; ``lens``: the lens measured with a checkerboard
+    (``cueref lens``); ``gamma``: the camera's output curve (power law; None: sRGB).
+    ``lux`` is one lux-meter reading of the mean over the cloth at the start (the
+    photometric calibration of a fixed-exposure camera)."""
     rules = get_game(game)  # unknown game: fails before any work
     src = Path(video)
     if not src.is_file():
@@ -75,7 +77,7 @@ def referee_video(video: str | os.PathLike, game: str, outdir: str | os.PathLike
 
     _say(progress, f"calibrating on the first seconds of {src} ...")
     height = {} if camera_height is None else {"camera_height": camera_height}
-    calib = calibrate(src, profile, strict=False, **height)
+    calib = calibrate(src, profile, strict=False, lens=lens, **height)
     _, _, first = next(read_frames(src))
     import cv2
 

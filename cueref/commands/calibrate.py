@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._camera import add_camera_arguments, camera_gamma, camera_height
+from ._camera import add_camera_arguments, camera_gamma, camera_height, camera_lens
 
 NAME = "calibrate"
 HELP = "image/video -> calib.json: table, pixel->mm mapping, distortion, quality, light"
@@ -59,9 +59,10 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 <= args.vignette <= 0.6:
         raise ValueError(f"--vignette must be within 0-0.6; got {args.vignette}")
     height = camera_height(args)
+    lens = camera_lens(args)
     _, _, frame = next(read_frames(args.source))
     calib = calibrate(args.source, args.table, corners, seconds=args.seconds,
-                      strict=False, **height)
+                      strict=False, lens=lens, **height)
     if args.debug:
         with atomic_path(args.debug) as tmp:
             if not cv2.imwrite(str(tmp), draw_debug(frame, calib)):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._camera import add_camera_arguments, camera_gamma
+from ._camera import add_camera_arguments, camera_gamma, camera_lens
 
 NAME = "referee"
 HELP = "video -> calibration, light, calls (the main job)"
@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     result = referee_video(args.video, args.game, args.outdir, args.events,
                            table=args.table, match=load_settings(args.match),
                            lux=args.lux, camera_height=args.camera_height,
+                           lens=camera_lens(args),
                            gamma=camera_gamma(args),
                            progress=lambda m: print(m, file=sys.stderr, flush=True))
     print_report(result)
