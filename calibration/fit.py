@@ -1158,7 +1158,7 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
         return calib
     if corners is not None:
         from .manual import calibrate_from_corners
-        return calibrate_from_corners(image, corners, table or "carom")
+        return calibrate_from_corners(image, corners, table or "carom", lens)
     region = find_cloth(image)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     group_of = {n: rep for rep, names in GEOMETRY_GROUPS.items() for n in names}

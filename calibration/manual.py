@@ -29,7 +29,11 @@ def parse_corners(text: str) -> np.ndarray:
     return np.array(vals).reshape(4, 2)
 
 
-def calibrate_from_corners(image: np.ndarray, corners, table_name: str) -> Calibration:
+def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
+                           lens=None) -> Calibration:
+    """The pose from four hand-given corners, refined on the diamonds when they are
+    found where the corners say. ``lens``: a measured lens (calibration.lens) for the
+    focal length and distortion the corners alone cannot give."""
     from .diamonds import table_corners
     from .fit import Observations, focal_from_homography, pose_from_homography
     table = get_table(table_name)
@@ -46,14 +50,19 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str) -> Calib
     H, _ = cv2.findHomography(table_corners(table), px)
     if H is None:
         raise CalibrationError("--corners do not define a table (degenerate quadrilateral)")
-    f = focal_from_homography(H, size) or 1.2 * w
-    K = camera_matrix(f, size)
+    if lens is not None:
+        f, K, dist = float(lens.K[0, 0]), lens.K, lens.dist
+    else:
+        f = focal_from_homography(H, size) or 1.2 * w
+        K, dist = camera_matrix(f, size), np.zeros(5)
     rvec, tvec = pose_from_homography(H, K, 0.0)
-    cam = CameraModel(K, np.zeros(5), rvec, tvec, size)
+    cam = CameraModel(K, dist, rvec, tvec, size)
+    note = "four corners given by hand; " + ("the lens measured" if lens is not None
+                                            else "no distortion")
     calib = Calibration(table=table.name, camera=cam, method="corners",
                         quality={"ok": True, "diamonds_found": 0, "reasons": [],
-                                 "note": "four corners given by hand; no distortion"},
-                        warnings=["calibrated from hand-given corners"])
+                                 "note": note},
+                        warnings=["calibrated from hand-given corners"], lens=lens)
     # refine with the diamonds when they can be found near where the corners say
     try:
         from .detect import SIGHTS, find_blob_near, sight_image, tophat
@@ -72,7 +81,7 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str) -> Calib
             if len(hits) > len(found):
                 found, calib.sights = hits, sights
         if len(found) >= 0.6 * len(table.diamonds):
-            obs = Observations(diamonds=found)
+            obs = Observations(diamonds=found, lens=lens)
             obs.spots = {}
             cam2, _, (res, prob, obs) = fit_camera(table, size, obs, cam, np.zeros(4), f)
             rd, _, _ = prob.parts(res.x)

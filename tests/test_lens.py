@@ -1,0 +1,148 @@
+"""The lens measured once (calibration.lens) against the renderer's exact camera.
+
+The checkerboard views are traced through the camera's own lens
+(``simworld.render.board``); the truth is that camera's ``K`` and ``dist``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+render = pytest.importorskip("simworld.render")
+
+from calibration import calibrate_image  # noqa: E402
+from calibration.lens import Lens, LensError, calibrate_lens  # noqa: E402
+from cueref.cli import main  # noqa: E402
+from equipment import get_discipline  # noqa: E402
+from simworld.render.board import checkerboard_views  # noqa: E402
+
+_LENSES: dict = {}
+
+
+def _camera(tilt: float = 1.0, size=(1280, 720), hfov: float = 62.0):
+    disc = get_discipline("three_cushion")
+    return disc, render.make_camera(disc.table, size, tilt_deg=tilt, azimuth_deg=30.0,
+                                    hfov_deg=hfov, k1=-0.12, k2=0.02,
+                                    principal_offset=(9.0, -6.0))
+
+
+def _measured(cam, seed: int = 4) -> tuple[Lens, list[bool]]:
+    key = (seed, cam.K.tobytes(), cam.dist.tobytes(), cam.size)
+    if key not in _LENSES:
+        _LENSES[key] = calibrate_lens(checkerboard_views(cam, 12, seed=seed))
+    return _LENSES[key]
+
+
+def _grid_truth(disc, cam):
+    gx, gy = np.meshgrid(np.linspace(0, disc.table.length, 29),
+                         np.linspace(0, disc.table.width, 15))
+    xy = np.column_stack([gx.ravel(), gy.ravel()])
+    return xy, cam.project(np.column_stack([xy, np.zeros(len(xy))]))
+
+
+def test_a_lens_is_measured_from_checkerboard_views_to_its_truth():
+    """12 views of a 9x6 board: the focal length, principal point and distortion come
+    back, and the truth lies inside the covariance the lens reports."""
+    _, cam = _camera()
+    lens, found = _measured(cam)
+    assert sum(found) >= 10 and lens.rms_px < 0.3
+    assert abs(lens.K[0, 0] / cam.K[0, 0] - 1) < 0.003
+    assert np.hypot(*(lens.K[:2, 2] - cam.K[:2, 2])) < 3.0
+    # the whole lens: the same rays land within a pixel over the frame (0.6 px at its
+    # left edge, where the boards reach least: the distortion is extrapolated there)
+    w, h = cam.size
+    u, v = np.meshgrid(np.linspace(0, w - 1, 9), np.linspace(0, h - 1, 5))
+    px = np.column_stack([u.ravel(), v.ravel()])
+    rays = cv2.undistortPoints(px.reshape(-1, 1, 2), cam.K, cam.dist, criteria=(
+        cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-12)).reshape(-1, 2)
+    back = cv2.projectPoints(np.column_stack([rays, np.ones(len(rays))]), np.zeros(3),
+                             np.zeros(3), lens.K, lens.dist)[0].reshape(-1, 2)
+    assert np.linalg.norm(back - px, axis=1).max() < 1.0
+    mean, W = lens.prior()
+    truth = np.array([cam.K[0, 0], cam.K[0, 2], cam.K[1, 2], *cam.dist[:4]])
+    assert float(np.sum(((truth - mean) @ W) ** 2)) < 24.3  # chi-square, 7 values, 0.1%
+
+
+def test_a_measured_lens_pins_a_near_vertical_view():
+    """1 degree off vertical, nothing painted on the cloth: alone the view does not show
+    its height and is refused; with the lens measured it is trusted and within 3 mm."""
+    disc, cam = _camera()
+    look = render.Look.default()
+    look = replace(look, markings=tuple(float(v) for v in look.cloth_rgb()))
+    img, _ = render.render_still(disc, dict(disc.opening), camera=cam, look=look, seed=1)
+    xy, px = _grid_truth(disc, cam)
+    alone = calibrate_image(img, strict=False)
+    assert not alone.ok and "measure the lens" in " ".join(alone.quality["reasons"])
+    lens, _ = _measured(cam)
+    calib = calibrate_image(img, strict=False, lens=lens)
+    err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max()
+    assert calib.ok, calib.quality["reasons"]
+    assert err < 3.0 and err <= calib.quality["predicted_max_error_mm"]
+    assert calib.lens is lens and calib.quality["lens_chi2"] < 24.3
+    # the lens travels with the calibration (a recalibration during a match uses it)
+    again = type(calib).from_dict(calib.to_dict())
+    assert np.allclose(again.lens.cov, lens.cov) and np.allclose(again.lens.K, lens.K)
+
+
+def test_another_cameras_lens_is_refused():
+    """A lens measured on a camera with a 12% longer focal length: the tilted view shows
+    its own focal length, and the calibration says the lens does not fit."""
+    disc, cam = _camera(tilt=12.0)
+    img, _ = render.render_still(disc, dict(disc.opening), camera=cam,
+                                 look=render.Look.default(), seed=1)
+    _, other = _camera(tilt=12.0, hfov=56.0)
+    lens, _ = _measured(other)
+    calib = calibrate_image(img, strict=False, lens=lens)
+    assert not calib.ok
+    assert any("lens given does not fit" in r for r in calib.quality["reasons"])
+
+
+def test_lens_file_round_trip_sizes_and_bad_input(tmp_path):
+    _, cam = _camera()
+    lens, _ = _measured(cam)
+    path = lens.save(tmp_path / "lens.json")
+    back = Lens.load(path)
+    assert np.allclose(back.K, lens.K) and np.allclose(back.cov, lens.cov, rtol=1e-6)
+    # the same lens for frames scaled as cv2.resize scales them; another shape refused
+    half = lens.for_size((640, 360))
+    assert half.K[0, 0] == pytest.approx(lens.K[0, 0] / 2)
+    assert half.K[0, 2] == pytest.approx((lens.K[0, 2] + 0.5) / 2 - 0.5)
+    assert half.sd[0] == pytest.approx(lens.sd[0] / 2)
+    with pytest.raises(LensError, match="another shape"):
+        lens.for_size((1280, 1024))
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "cueref.calibration/1"}')
+    with pytest.raises(LensError, match="not a cueref lens"):
+        Lens.load(bad)
+    blank = [np.full((720, 1280, 3), 128, np.uint8)] * 7
+    with pytest.raises(LensError, match="found in 0 of 7"):
+        calibrate_lens(blank)
+
+
+def test_cli_lens_then_calibrate(tmp_path, capsys):
+    """`cueref lens` on the board pictures writes lens.json; `cueref calibrate --lens`
+    uses it; pictures without a board are one line and exit 2."""
+    disc, cam = _camera()
+    for k, v in enumerate(checkerboard_views(cam, 12, seed=4)):
+        cv2.imwrite(str(tmp_path / f"board{k:02d}.png"), v)
+    boards = sorted(str(p) for p in tmp_path.glob("board*.png"))
+    assert main(["lens", *boards, "-o", str(tmp_path / "lens.json")]) == 0
+    lens = Lens.load(tmp_path / "lens.json")
+    assert abs(lens.K[0, 0] / cam.K[0, 0] - 1) < 0.003
+    look = render.Look.default()
+    look = replace(look, markings=tuple(float(v) for v in look.cloth_rgb()))
+    img, _ = render.render_still(disc, dict(disc.opening), camera=cam, look=look, seed=1)
+    cv2.imwrite(str(tmp_path / "table.png"), img)
+    out = tmp_path / "calib.json"
+    assert main(["calibrate", str(tmp_path / "table.png"), "-o", str(out)]) == 2
+    assert main(["calibrate", str(tmp_path / "table.png"), "--lens",
+                 str(tmp_path / "lens.json"), "-o", str(out)]) == 0
+    assert out.is_file()
+    capsys.readouterr()
+    assert main(["lens", str(tmp_path / "table.png"), "-o", str(tmp_path / "x.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "found in 0 of 1" in err[-1] and not (tmp_path / "x.json").exists()
