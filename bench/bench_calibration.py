@@ -189,11 +189,17 @@ def summarise(rows: list[dict], label: str = "") -> str:
     lens_rows = [r["lens"] for r in rows if r.get("lens")]
     if lens_rows:
         tilt_arg += " --lens"
+    pp_sd = {r["principal_sd"] for r in rows if r.get("principal_sd") is not None}
+    if pp_sd:
+        tilt_arg += f" --principal-sd {max(pp_sd):g}"
     title = [w for w, on in (("camera height given", sds), ("balls in mid-game positions",
                                                              random_balls),
                              (f"frames scaled to {width} px across", width),
                              (f"principal point {offset} px off the frame's centre",
-                              offset), ("lens measured", lens_rows)) if on]
+                              offset), ("lens measured", lens_rows),
+                             (f"the fit's principal point prior {max(pp_sd or [0]):g} of the "
+                              "width" if pp_sd and max(pp_sd) else
+                              "the principal point held at the frame's centre", pp_sd)) if on]
     lines = [
         "# Calibration benchmark" + (f" ({'; '.join(title)})" if title else ""),
         "",
@@ -341,6 +347,10 @@ def main() -> int:
     ap.add_argument("--lens", action="store_true",
                     help="measure each scene's lens on 12 rendered checkerboard views "
                     "first and give it to the calibration")
+    ap.add_argument("--principal-sd", type=float, default=None, metavar="SHARE",
+                    help="the fit's prior on the principal point (1 sigma, share of the "
+                    "width; default calibration.fit.PRINCIPAL_SD); 0 holds it at the "
+                    "frame's centre, as cueref did before 8365bcd")
     ap.add_argument("--out", default="docs/bench/calibration.md")
     ap.add_argument("--jsonl", default=None, help="also keep the per-scene rows here")
     ap.add_argument("--label", default="", help="a line to add under the title")
@@ -352,10 +362,17 @@ def main() -> int:
         rows = sorted({r["seed"]: r for r in rows}.values(), key=lambda r: r["seed"])
         write_summary(args.out, summarise(rows, args.label), len(rows))
         return 0
+    if args.principal_sd is not None:
+        import calibration.fit
+
+        # 1e-6 of the width: a thousandth of a pixel, the centre to every purpose
+        calibration.fit.PRINCIPAL_SD = max(args.principal_sd, 1e-6)
     rows = []
     for k, seed in enumerate(range(args.start, args.start + args.n)):
         r = evaluate(seed, args.max_tilt, args.camera_height_sd, args.balls, args.width,
                      args.principal_offset, args.lens)
+        if args.principal_sd is not None:
+            r["principal_sd"] = args.principal_sd
         rows.append(r)
         print(f"[{k + 1}/{args.n}] seed {seed} {r['discipline']}: ok={r.get('ok')} "
               f"max={r.get('err_max', float('nan')):.2f} mm t={r['time']:.2f}s "
