@@ -11,6 +11,8 @@ Public API:
 * :func:`video_events`: ``calibration`` and ``light`` records (``tracking.Event``) for
   a video.
 * :func:`draw_debug`: the picture a person checks at a glance.
+* :func:`calibrate_lens` (checkerboard views) -> :class:`Lens`: a fixed camera's lens
+  measured once, given to :func:`calibrate` as ``lens=``.
 """
 
 from .camera import CameraModel
@@ -18,12 +20,13 @@ from .check import CheckResult, check
 from .debug import draw_debug
 from .detect import CalibrationError
 from .fit import calibrate_image
+from .lens import Lens, LensError, calibrate_lens
 from .light import MIN_LUX, LightMeter, LightReading
 from .result import Calibration
 from .video import calibrate, read_frames, video_events
 
 __all__ = [
-    "MIN_LUX", "Calibration", "CalibrationError", "CameraModel", "CheckResult", "LightMeter",
-    "LightReading", "calibrate", "calibrate_image", "check", "draw_debug", "read_frames",
-    "video_events",
+    "MIN_LUX", "Calibration", "CalibrationError", "CameraModel", "CheckResult", "Lens",
+    "LensError", "LightMeter", "LightReading", "calibrate", "calibrate_image",
+    "calibrate_lens", "check", "draw_debug", "read_frames", "video_events",
 ]

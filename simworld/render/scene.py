@@ -507,7 +507,8 @@ class StaticScene:
         ox, oy, oz = (float(v) for v in origin)
         hits = {}
         for name, z in levels.items():
-            s = (np.float32(z - oz)) / rays[..., 2]
+            with np.errstate(divide="ignore"):  # a ray level with the horizon: inf, no hit
+                s = (np.float32(z - oz)) / rays[..., 2]
             hits[name] = (np.float32(ox) + s * rays[..., 0], np.float32(oy) + s * rays[..., 1])
 
         material = np.full((h, w), -1, np.int8)  # 0 top, 1 face, 2 pocket, 3 floor, 4 apron
