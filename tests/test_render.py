@@ -58,6 +58,29 @@ def example_trajectory(n_frames: int = 11, fps: float = 50.0, stroke_t: float = 
 # ----------------------------------------------------------------------- camera
 
 
+def test_random_cameras_principal_points_spread_and_leave_other_draws_alone():
+    """Lenses' principal points lie off the frame's centre by PRINCIPAL_SD of the width
+    (1 sigma per axis), drawn from a spawned generator: the caller's stream goes on
+    exactly as if no principal point had been drawn."""
+    from simworld.render.camera import PRINCIPAL_SD
+
+    table = get_discipline("three_cushion").table
+    rng = np.random.default_rng(11)
+    offsets = []
+    for _ in range(200):
+        cam = random_camera(table, rng, size=(1920, 1080), max_tilt_deg=20)
+        offsets.append(cam.K[:2, 2] - [959.5, 539.5])
+    sd = np.std(offsets, axis=0) / 1920
+    assert np.all(np.abs(sd / PRINCIPAL_SD - 1) < 0.15), sd
+    # the same draws but the principal point's: the stream after them is the same
+    a, b = np.random.default_rng(5), np.random.default_rng(5)
+    random_camera(table, a, size=(1280, 720))
+    for _ in range(11):  # tilt, azimuth, roll, field, k1, k2, p1, p2, margin, 2 offsets
+        b.random()
+    b.random()  # the flip
+    assert a.random() == b.random()
+
+
 @pytest.mark.parametrize("table_name", ["carom", "italian_pins", "pyramid", "pool51"])
 def test_random_cameras_see_the_whole_table_and_match_opencv(table_name):
     disc = next(d for d in map(get_discipline, ["three_cushion", "goriziana",
