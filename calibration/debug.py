@@ -72,6 +72,13 @@ def draw_debug(frame: np.ndarray, calib: Calibration) -> np.ndarray:
              f"rms {q.get('diamond_rms_mm', float('nan'))} mm  "
              f"predicted max {q.get('predicted_max_error_mm') or '-'} mm "
              f"(balls {q.get('predicted_ball_error_mm') or '-'} mm)"]
+    given = [f"height {h[0]:.0f} +- {h[1]:.0f} mm given"
+             for h in [q.get("camera_height_measured_mm")] if h]
+    if calib.lens is not None:
+        chi2 = q.get("lens_chi2")
+        given.append("lens measured" + (f" (chi-square {chi2:.1f})" if chi2 is not None else ""))
+    if given:
+        lines.append("; ".join(given))
     for i, text in enumerate(lines):
         y = 28 + 26 * i
         cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 4, cv2.LINE_AA)
