@@ -196,8 +196,8 @@ _TYPICAL = np.array([1000.0, 0.1, 0.1, 0.01, 0.01, 1.0, 1.0, 1.0, 1000.0, 1000.0
 
 class _Problem:
     """Residuals in table mm for a parameter vector [f, k1, k2, p1, p2, rvec, tvec, cx, cy,
-    c x4], then the principal point's prior, a measured camera height, and the weak
-    priors (focal length, k2, p1, p2: always the last four)."""
+    c x4], then what is known of the lens (:meth:`lens_rows`), a measured camera height,
+    and the weak priors (focal length, k2, p1, p2: always the last four)."""
 
     def __init__(self, table: Table, size: tuple[int, int], obs: Observations,
                  f_prior: float, weights: tuple[float, float, float, float] | None = None):
@@ -320,9 +320,14 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
     lo[0], hi[0] = 0.2 * size[0], 20.0 * size[0]
     lo[1:3], hi[1:3] = -1.5, 1.5
     lo[3:5], hi[3:5] = -0.05, 0.05
-    pp_reach = 6 * PRINCIPAL_SD * size[0]
-    lo[11:13] = np.array([(size[0] - 1) / 2, (size[1] - 1) / 2]) - pp_reach
-    hi[11:13] = lo[11:13] + 2 * pp_reach
+    # the principal point within 6 sigmas of what is known of it
+    if obs.lens is not None:
+        mean, _ = obs.lens.prior()
+        pp_mid, pp_reach = mean[1:3], 6 * obs.lens.sd[1:3]
+    else:
+        pp_mid = np.array([(size[0] - 1) / 2, (size[1] - 1) / 2])
+        pp_reach = 6 * PRINCIPAL_SD * size[0]
+    lo[11:13], hi[11:13] = pp_mid - pp_reach, pp_mid + pp_reach
     lo[N_CAMERA:], hi[N_CAMERA:] = -table.rail_width, 2 * table.rail_width
     lo, hi = lo[act], hi[act]
     for _ in range(passes):
@@ -1155,6 +1160,7 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
         calib = calibrate_image(small, table, corners, strict, camera_height,
                                 camera_height_sd, lens)
         calib.camera = calib.camera.resized(size)
+        calib.lens = lens  # the full frame's, like the camera
         return calib
     if corners is not None:
         from .manual import calibrate_from_corners
