@@ -225,8 +225,8 @@ def shadowed_cells(vals: np.ndarray, occluded: np.ndarray,
     pocket hides in part from a tilted camera; an arm reaching in crosses it.
     ``suspect`` cells (a border cell holding a ball, whose shadow it may read) are
     tested the same way against half the depth: a ball's shadow dims only part of the
-    cell, so a cell that reads it is less dark than an arm's (a mid-game corner cell
-    read 11.5% low, 8% under the surface through the others)."""
+    cell, so a cell that reads it is less dark than an arm's (benchmark scene 43 with
+    the balls mid-game: a corner cell read 11.5% low, not caught at the full depth)."""
     over = np.zeros(vals.shape, bool)
     over[1:-1, 1:-1] = occluded[1:-1, 1:-1]
     extra = np.zeros(vals.shape, bool) if suspect is None else suspect
