@@ -90,3 +90,32 @@ def test_bad_inputs_fail_before_any_work(tmp_path, capsys):
                "--events", str(CLIP.with_suffix(".events.jsonl")), "-o", str(tmp_path / "o")])
     assert rc == 2 and "broken.mp4" in capsys.readouterr().err
     assert not (tmp_path / "o" / "calls.jsonl").exists()
+
+
+def test_referee_with_the_lens_measured_once(tmp_path, capsys):
+    """The installer measures the clip's camera once with a checkerboard (`cueref lens`);
+    `cueref referee --lens` holds the calibration to it: trusted, within 3 mm, the lens
+    fitting the view, and written into calib.json for the recalibrations. A lens file
+    that is not there fails before any work."""
+    from calibration import Calibration
+    from simworld.render import Camera
+    from simworld.render.board import checkerboard_views
+
+    truth = json.loads(CLIP.with_suffix(".truth.json").read_text())
+    cam = Camera.from_dict(truth["camera"])
+    for k, v in enumerate(checkerboard_views(cam, 12, seed=3)):
+        cv2.imwrite(str(tmp_path / f"board{k:02d}.png"), v)
+    lens_json = tmp_path / "lens.json"
+    assert main(["lens", *sorted(str(p) for p in tmp_path.glob("board*.png")),
+                 "-o", str(lens_json)]) == 0
+    args = ["referee", str(CLIP.with_suffix(".mp4")), "--game", "three_cushion",
+            "--events", str(CLIP.with_suffix(".events.jsonl")), "--gamma", str(GAMMA)]
+    assert main([*args, "--lens", str(tmp_path / "none.json"), "-o", str(tmp_path / "x")]) == 2
+    assert "does not exist" in capsys.readouterr().err and not (tmp_path / "x").exists()
+    assert main([*args, "--lens", str(lens_json), "-o", str(tmp_path / "run")]) == 0
+    calib = Calibration.load(tmp_path / "run" / "calib.json")
+    assert calib.ok and calib.lens is not None and calib.quality["lens_chi2"] < 24.3
+    gx, gy = np.meshgrid(np.linspace(0, 2840, 15), np.linspace(0, 1420, 8))
+    xy = np.column_stack([gx.ravel(), gy.ravel()])
+    px = cam.project(np.column_stack([xy, np.zeros(len(xy))]))
+    assert np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max() < 3.0
