@@ -30,6 +30,10 @@ DEFAULT_PATTERN = (9, 6)  # inner corners across, down: a 10 x 7 board
 DEFAULT_SQUARE_MM = 40.0
 MIN_VIEWS = 6  # boards found; fewer leave the distortion and principal point loose
 MAX_RMS_PX = 1.0  # reprojection RMS above this: a corner found wrong or a moving lens
+#: a view whose corners sit this many times the median view's RMS off the fit (and over
+#: DROP_FLOOR_PX) is left out and the lens fitted again: a board bent, or moving in a
+#: video frame, pulls the whole lens toward it
+DROP_RATIO, DROP_FLOOR_PX = 3.0, 0.3
 #: floors of the prior's 1-sigma: OpenCV's own deviations assume a perfect model and a
 #: still lens; focus breathing, heat and a re-seated lens move it a little [assumed]
 SD_FLOOR = {"f": 0.003, "c": 0.001, "k1": 0.003, "k2": 0.003, "p": 0.0003}
@@ -150,8 +154,9 @@ def calibrate_lens(images, pattern: tuple[int, int] = DEFAULT_PATTERN,
     """Measure a lens from views of a checkerboard with ``pattern`` inner corners.
 
     ``images``: BGR frames, all of one size. Returns the lens and, per image, whether
-    the board was found. Raises :class:`LensError` with the reason (too few boards,
-    frames of different sizes, a fit that does not hold together)."""
+    the board was found and used (a view far worse than the others is left out).
+    Raises :class:`LensError` with the reason (too few boards, frames of different
+    sizes, a fit that does not hold together)."""
     obj = np.zeros((pattern[0] * pattern[1], 3), np.float32)
     obj[:, :2] = np.mgrid[0:pattern[0], 0:pattern[1]].T.reshape(-1, 2) * float(square_mm)
     size, img_pts, found = None, [], []
@@ -181,6 +186,19 @@ def calibrate_lens(images, pattern: tuple[int, int] = DEFAULT_PATTERN,
     flags = cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_FIX_K3
     rms, K, dist, rvecs, tvecs = cv2.calibrateCamera(
         [obj] * n, img_pts, size, K0, np.zeros(5), flags=flags)
+    per_view = np.array([np.sqrt(np.mean(np.sum((cv2.projectPoints(
+        obj, rvecs[k], tvecs[k], K, dist)[0].reshape(-1, 2) - img_pts[k].reshape(-1, 2)) ** 2,
+        axis=1))) for k in range(n)])
+    bad = per_view > max(DROP_RATIO * float(np.median(per_view)), DROP_FLOOR_PX)
+    if bad.any() and n - bad.sum() >= MIN_VIEWS:
+        keep = np.flatnonzero(~bad)
+        img_pts = [img_pts[k] for k in keep]
+        used = np.flatnonzero(found)
+        for k in np.flatnonzero(bad):
+            found[int(used[k])] = False
+        n = len(img_pts)
+        rms, K, dist, rvecs, tvecs = cv2.calibrateCamera(
+            [obj] * n, img_pts, size, K0, np.zeros(5), flags=flags)
     if not np.isfinite(rms) or rms > MAX_RMS_PX:
         raise LensError(f"the lens fit leaves {rms:.2f} px RMS at the board's corners (over "
                         f"{MAX_RMS_PX} px): a blurred or bent board, or the zoom moved")

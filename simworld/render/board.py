@@ -2,9 +2,10 @@
 
 A printed board (``pattern`` inner corners, ``square_mm`` squares, a white margin of one
 square) is held at random places and angles in front of the camera, each view traced
-through the camera's exact lens (:meth:`Camera.pixel_rays`), with the blur, light
-fall-off and sensor noise of a real clip. The truth is the camera itself: its ``K`` and
-``dist`` are what :func:`calibration.lens.calibrate_lens` must find.
+through the camera's exact lens (:meth:`Camera.pixel_rays`), with the defocus, light
+fall-off, a lamp's glare on the paper, sensor noise and compression of a real clip.
+The truth is the camera itself: its ``K`` and ``dist`` are what
+:func:`calibration.lens.calibrate_lens` must find.
 """
 
 from __future__ import annotations
@@ -89,8 +90,17 @@ def checkerboard_views(cam: Camera, n: int = 12, pattern: tuple[int, int] = (9, 
             (1 + rng.uniform(-0.15, 0.15) * (xx / w - 0.5))
         bg = rng.uniform(0.15, 0.45)
         val = np.where(on, paper, bg) * light
-        img = cv2.GaussianBlur(val.astype(np.float32), (0, 0), rng.uniform(0.5, 1.2))
+        if rng.random() < 0.3:  # a lamp's glare on the paper: a soft bright patch
+            gx, gy = rng.uniform(0, w), rng.uniform(0, h)
+            val = val + np.where(on, rng.uniform(0.05, 0.25) * np.exp(
+                -((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * (rng.uniform(0.03, 0.1) * w) ** 2)),
+                0.0)
+        # out of focus at the board's distance, up to 2 px
+        img = cv2.GaussianBlur(val.astype(np.float32), (0, 0), rng.uniform(0.5, 2.0))
         img = img + rng.normal(0, rng.uniform(0.005, 0.015), img.shape).astype(np.float32)
         code = np.clip(255 * np.clip(img, 0, 1) ** (1 / 2.2), 0, 255).astype(np.uint8)
-        out.append(cv2.cvtColor(code, cv2.COLOR_GRAY2BGR))
+        bgr = cv2.cvtColor(code, cv2.COLOR_GRAY2BGR)
+        ok, buf = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY,
+                                             int(rng.integers(60, 96))])
+        out.append(cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else bgr)
     return out
