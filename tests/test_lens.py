@@ -165,3 +165,21 @@ def test_a_bent_board_view_is_left_out():
     lens, found = calibrate_lens(views)
     assert not found[k] and sum(found) == sum(found_before) - 1
     assert abs(lens.K[0, 0] / cam.K[0, 0] - 1) < 0.003 and lens.rms_px < 0.3
+
+
+def test_a_lens_measured_on_smaller_frames_serves_a_4k_frame():
+    """The lens measured on 1280x720 frames, given for the same view scaled to 3840x2160
+    (a 4K stream of that camera, worked on its 1920-px copy): trusted, within 3 mm, and
+    the calibration keeps the 4K frame's lens."""
+    disc, cam = _camera()
+    look = render.Look.default()
+    look = replace(look, markings=tuple(float(v) for v in look.cloth_rgb()))
+    img, _ = render.render_still(disc, dict(disc.opening), camera=cam, look=look, seed=1)
+    big = cv2.resize(img, (3840, 2160), interpolation=cv2.INTER_CUBIC)
+    lens, _ = _measured(cam)
+    calib = calibrate_image(big, strict=False, lens=lens)
+    xy, px = _grid_truth(disc, cam)
+    err = np.linalg.norm(calib.image_to_table((px + 0.5) * 3 - 0.5) - xy, axis=1).max()
+    assert calib.ok, calib.quality["reasons"]
+    assert err < 3.0 and err <= calib.quality["predicted_max_error_mm"]
+    assert calib.lens.size == (3840, 2160) and calib.camera.size == (3840, 2160)
