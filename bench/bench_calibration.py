@@ -92,7 +92,7 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
                                                          - cam.K[:2, 2])))}
     if height_sd:
         measured = float(cam.position[2] + np.random.default_rng([seed, 5]).normal(0, height_sd))
-        given = {"camera_height": measured, "camera_height_sd": height_sd}
+        given.update(camera_height=measured, camera_height_sd=height_sd)
         out["height_given"] = [round(measured, 1), height_sd, round(float(cam.position[2]), 1)]
     t0 = time.perf_counter()
     try:
@@ -360,8 +360,8 @@ def main() -> int:
                     help="cut 2 PX off each frame's left and top: the lens's principal "
                     "point then lies PX px off the frame's centre, as a real lens's may")
     ap.add_argument("--lens", action="store_true",
-                    help="measure each scene's lens on 15 rendered checkerboard views "
-                    "first and give it to the calibration")
+                    help=f"measure each scene's lens on {LENS_VIEWS} rendered checkerboard "
+                    "views first and give it to the calibration")
     ap.add_argument("--principal-sd", type=float, default=None, metavar="SHARE",
                     help="the fit's prior on the principal point (1 sigma, share of the "
                     "width; default calibration.fit.PRINCIPAL_SD); 0 holds it at the "

@@ -15,6 +15,7 @@ calibration says so (the lens "does not fit this view") rather than trust it.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,8 +126,6 @@ class Lens:
         return lens
 
     def save(self, path: str | os.PathLike) -> Path:
-        import json
-
         return atomic_write_text(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
     @classmethod
@@ -184,21 +183,21 @@ def calibrate_lens(images, pattern: tuple[int, int] = DEFAULT_PATTERN,
     f0 = 0.8 * w
     K0 = np.array([[f0, 0, (w - 1) / 2], [0, f0, (h - 1) / 2], [0, 0, 1.0]])
     flags = cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_FIX_K3
-    rms, K, dist, rvecs, tvecs = cv2.calibrateCamera(
-        [obj] * n, img_pts, size, K0, np.zeros(5), flags=flags)
-    per_view = np.array([np.sqrt(np.mean(np.sum((cv2.projectPoints(
-        obj, rvecs[k], tvecs[k], K, dist)[0].reshape(-1, 2) - img_pts[k].reshape(-1, 2)) ** 2,
-        axis=1))) for k in range(n)])
+
+    def fit(pts):
+        return cv2.calibrateCamera([obj] * len(pts), pts, size, K0, np.zeros(5), flags=flags)
+
+    rms, K, dist, rvecs, tvecs = fit(img_pts)
+    per_view = np.array([_view_rms(obj, img_pts[k], rvecs[k], tvecs[k], K, dist)
+                         for k in range(n)])
     bad = per_view > max(DROP_RATIO * float(np.median(per_view)), DROP_FLOOR_PX)
     if bad.any() and n - bad.sum() >= MIN_VIEWS:
-        keep = np.flatnonzero(~bad)
-        img_pts = [img_pts[k] for k in keep]
         used = np.flatnonzero(found)
         for k in np.flatnonzero(bad):
             found[int(used[k])] = False
+        img_pts = [p for p, b in zip(img_pts, bad, strict=True) if not b]
         n = len(img_pts)
-        rms, K, dist, rvecs, tvecs = cv2.calibrateCamera(
-            [obj] * n, img_pts, size, K0, np.zeros(5), flags=flags)
+        rms, K, dist, rvecs, tvecs = fit(img_pts)
     if not np.isfinite(rms) or rms > MAX_RMS_PX:
         raise LensError(f"the lens fit leaves {rms:.2f} px RMS at the board's corners (over "
                         f"{MAX_RMS_PX} px): a blurred or bent board, or the zoom moved")
@@ -209,6 +208,12 @@ def calibrate_lens(images, pattern: tuple[int, int] = DEFAULT_PATTERN,
     floor = np.array([SD_FLOOR["f"] * f, SD_FLOOR["c"] * w, SD_FLOOR["c"] * w,
                       SD_FLOOR["k1"], SD_FLOOR["k2"], SD_FLOOR["p"], SD_FLOOR["p"]])
     return Lens(size, K, dist[:4], cov + np.diag(floor ** 2), float(rms), n), found
+
+
+def _view_rms(obj, pts, rvec, tvec, K, dist) -> float:
+    """RMS (px) of one view's corners about the fitted lens and that view's pose."""
+    px = cv2.projectPoints(obj, rvec, tvec, K, dist)[0].reshape(-1, 2)
+    return float(np.sqrt(np.mean(np.sum((px - pts.reshape(-1, 2)) ** 2, axis=1))))
 
 
 def _intrinsics_covariance(obj, img_pts, K, dist, rvecs, tvecs, rms: float) -> np.ndarray:

@@ -437,7 +437,7 @@ def broadcast_scene(kind: str, seed: int
     :func:`random_camera`'s) and look."""
     from equipment import DISCIPLINES
 
-    from .camera import PRINCIPAL_SD, make_camera
+    from .camera import make_camera, random_principal_offset
 
     if kind not in BROADCAST_KINDS:
         raise ValueError(f"unknown broadcast framing {kind!r}; known: "
@@ -447,13 +447,11 @@ def broadcast_scene(kind: str, seed: int
     t = disc.table
     rng = np.random.default_rng([seed, 991])
     size = (1280, 720) if seed % 2 else (1920, 1080)
-    # the principal point off the centre as random_camera's, from a spawned generator
-    # (it leaves every other draw as it was)
-    principal = rng.spawn(1)[0].normal(0.0, PRINCIPAL_SD * size[0], 2)
+    principal = random_principal_offset(rng, size[0])
     lens = dict(azimuth_deg=float(rng.uniform(0, 360)), roll_deg=float(rng.uniform(-4, 4)),
                 hfov_deg=float(rng.uniform(50, 78)), k1=float(rng.uniform(-0.2, 0.0)),
                 flip=bool(rng.random() < 0.5),
-                principal_offset=(float(principal[0]), float(principal[1])))
+                principal_offset=principal)
     if kind == "snug":
         cam = make_camera(t, size, tilt_deg=float(rng.uniform(0, 20)),
                           margin=float(rng.uniform(-0.035, 0.0)), **lens)

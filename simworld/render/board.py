@@ -56,7 +56,7 @@ def checkerboard_views(cam: Camera, n: int = 12, pattern: tuple[int, int] = (9, 
     of ``cam`` (its lens and frame size; its pose does not matter)."""
     rng = np.random.default_rng([seed, 0xB0A2D])
     w, h = cam.size
-    pos, rays = cam.pixel_rays()
+    _, rays = cam.pixel_rays()
     # rays in the camera frame: undo the world turn of Camera.pixel_rays
     d = (rays * UP) @ cam.R.T
     squares = np.array([pattern[0] + 1, pattern[1] + 1], float)

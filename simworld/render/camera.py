@@ -247,14 +247,19 @@ def default_camera(table: Table, size: tuple[int, int] = (1280, 720)) -> Camera:
                        hfov_deg=64.0, k1=-0.09, k2=0.012, margin=0.04, flip=True)
 
 
+def random_principal_offset(rng: np.random.Generator, width: int) -> tuple[float, float]:
+    """A lens's principal point off the frame's centre (px), :data:`PRINCIPAL_SD` of the
+    width on each axis, drawn from a generator spawned off ``rng`` (which does not
+    advance it), so that adding it changed no other draw of any scene."""
+    dx, dy = rng.spawn(1)[0].normal(0.0, PRINCIPAL_SD * width, 2)
+    return float(dx), float(dy)
+
+
 def random_camera(table: Table, rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
                   max_tilt_deg: float = 20.0) -> Camera:
-    """A random plausible mounting that still sees all four cushions and rails.
-
-    The principal point is drawn from a generator spawned off ``rng`` (which does not
-    advance it), so that adding it changed no other draw of any scene."""
-    w = check_size(size)[0]
-    principal = rng.spawn(1)[0].normal(0.0, PRINCIPAL_SD * w, 2)
+    """A random plausible mounting that still sees all four cushions and rails, its
+    lens's principal point off the centre (:func:`random_principal_offset`)."""
+    principal = random_principal_offset(rng, check_size(size)[0])
     return make_camera(
         table, size,
         tilt_deg=float(rng.uniform(0.0, max_tilt_deg)),
@@ -267,5 +272,5 @@ def random_camera(table: Table, rng: np.random.Generator, size: tuple[int, int] 
         margin=float(rng.uniform(0.01, 0.12)),
         target_offset=(float(rng.normal(0, 40.0)), float(rng.normal(0, 25.0))),
         flip=bool(rng.random() < 0.5),
-        principal_offset=(float(principal[0]), float(principal[1])),
+        principal_offset=principal,
     )
