@@ -5,8 +5,9 @@ camera's output curve: sRGB, or the power law ``gamma`` the camera states) is
 ``k * vignette(r) * albedo * lux``; the cloth's albedo is uniform, so one lux-meter
 reading at calibration time (or the camera's known settings) fixes ``k * albedo`` and
 every cloth pixel becomes a lux reading. Balls, pins, hands and specular spots are not
-cloth-coloured and are left out; worn (lighter) cloth is left out by taking the darker
-quarter of each cell; a player's shadow, cloth-coloured, by what stands beside it.
+cloth-coloured and are left out; worn cloth, lighter and greyer, is read through how far
+its colour has moved toward grey; a player's shadow, cloth-coloured, by what stands
+beside it.
 Rule 9 of 000 ("Tavolo") asks for at least 520 lux over the whole surface.
 
 With auto exposure the camera rescales every frame to a target brightness: the
@@ -26,7 +27,10 @@ from .result import Calibration
 
 MIN_LUX = 520.0  # [000 Tavolo 9]
 CELLS = (20, 10)  # along x, along y
-CELL_QUANTILE = 25  # percentile of cloth pixels in a cell: worn (lighter) cloth sits above it
+CELL_TRIM = (25.0, 75.0)  # a cell's level: the mean of its cloth pixels between these percentiles
+WEAR_GREY = 1.3  # worn fibre's brightness over the cloth's mean channel (assumed; see wear_factor)
+WEAR_MAX = 0.35  # the furthest toward grey that wear is taken to move the cloth's colour
+WEAR_VISIBLE = 0.05  # a cloth this close to grey (any channel's share) shows no wear in colour
 CHROMA_TOL = 0.015  # floor of the cloth-chromaticity gate (linear light)
 POCKET_DARK = 2.7  # e: more than this much darker than the cloth is not cloth
 CODE_ERROR = 2.0  # 8-bit codes a flat colour may be off by: quantisation and compression
@@ -71,6 +75,34 @@ def chroma_uncertainty(codes: np.ndarray, lin: np.ndarray, gamma: float | None) 
     # |d share_c| <= (step_c (1 - share_c) + share_c * sum of the other steps) / total
     bound = (step * (1.0 - 2.0 * share) + share * step.sum(axis=-1, keepdims=True)) / total
     return bound[..., 1:].max(axis=-1)
+
+
+LUMA_BGR = np.array([0.0722, 0.7152, 0.2126])  # linear BGR -> luminance
+
+
+def wear_share(chroma: np.ndarray, cloth: np.ndarray) -> np.ndarray:
+    """How far each (G, R) chromaticity has moved from the cloth's toward neutral grey:
+    0 for the cloth's own colour, 1 for grey."""
+    toward = np.array([1.0, 1.0]) / 3.0 - cloth
+    return ((chroma - cloth) @ toward) / max(float(toward @ toward), 1e-12)
+
+
+def wear_factor(share: np.ndarray, cloth: np.ndarray) -> np.ndarray:
+    """Luminance of cloth worn ``share`` of the way toward grey, over the unworn cloth's.
+
+    Worn cloth is lighter and greyer: its albedo is modelled as the dyed cloth's mixed
+    with a grey fibre WEAR_GREY times as bright as the cloth's mean channel. On a dark
+    purple cloth wear then lifts the luminance 25% while the colour moves a fifth of the
+    way to grey, and a reference reading at a worn centre read every other cell 5-8% low
+    (benchmark scene 111). WEAR_GREY is an assumption (the renderer's, docs/renderer.md);
+    taken as 1.0 instead, the benchmark's worst cell moved by under a point. A cloth
+    already near grey shows no wear in its colour: there the factor is 1."""
+    c = np.array([1.0 - cloth.sum(), cloth[0], cloth[1]])  # B, G, R shares
+    share = np.clip(np.nan_to_num(share), 0.0, WEAR_MAX)
+    if np.abs(c - 1.0 / 3.0).max() < WEAR_VISIBLE:
+        return np.ones_like(share)
+    mixed = share / (WEAR_GREY * (1.0 - share) + share)  # grey fibre's share of the albedo
+    return 1.0 + mixed * (WEAR_GREY / (3.0 * float(LUMA_BGR @ c)) - 1.0)
 
 
 def linear_light(codes: np.ndarray, gamma: float | None = None) -> np.ndarray:
@@ -264,7 +296,6 @@ class LightMeter:
         self.auto_exposure = auto_exposure
         self._baseline: LightReading | None = None
         self._chroma: np.ndarray | None = None  # the cloth's linear-light chromaticity
-        self._levels: list[float] = []
         self._build_sampling()
 
     def for_calibration(self, calib: Calibration) -> LightMeter:
@@ -300,7 +331,7 @@ class LightMeter:
         grid = self._px.reshape(nx * ny, m, 2)  # rows x cols both within remap's limits
         bgr = cv2.remap(frame, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR).reshape(nx, ny, m, 3)
         lin = linear_light(bgr, self.gamma)
-        lum = lin @ np.array([0.0722, 0.7152, 0.2126])  # BGR -> luminance
+        lum = lin @ LUMA_BGR
         lum = lum / np.maximum(1.0 - self.vignette * self._r2, 0.2)
         clipped = self._inside & (bgr.max(axis=-1) >= 250)
         ok = self._inside & ~clipped  # clipped pixels measure nothing
@@ -333,7 +364,7 @@ class LightMeter:
             bgr[doubtful], lin[doubtful], self.gamma))
         foreign = ok & ((dev >= code_tol) | pocket_dark)
         occluded = foreign.sum(axis=-1) > OCCLUDED * np.maximum(ok.sum(axis=-1), 1)
-        q = self._quantiles(lum, certain)
+        q = self._cell_levels(lum, certain)  # (level, low quartile) per cell
         # A cell the gate leaves without enough cloth may be a dim one whose colour a code
         # or two of compression moved (a grey cloth's corners through JPEG): there the
         # gate widens by what such codes can do. A sleeve's or a pocket's near-black
@@ -341,18 +372,26 @@ class LightMeter:
         # widening must also be within POCKET_DARK of the smooth surface through the
         # cells seen. Cells the strict gate sees keep its reading (widened everywhere,
         # the gate let a sleeve's shadowed edge into the lamp-failure clip's corner).
-        unseen = ~np.isfinite(q) & ok.any(axis=-1)
+        unseen = ~np.isfinite(q[..., 0]) & ok.any(axis=-1)
         if unseen.any():
             widened = unseen[..., None] & ok & (dev < code_tol)
-            expected = smooth_cells(np.where(saturated, np.nan, q))[..., None]
-            q = np.where(unseen, self._quantiles(
+            expected = smooth_cells(np.where(saturated, np.nan, q[..., 0]))[..., None]
+            q = np.where(unseen[..., None], self._cell_levels(
                 lum, certain | (widened & (lum * POCKET_DARK >= expected))), q)
-        q = np.where(saturated, np.nan, q)
+        q = np.where(saturated[..., None], np.nan, q)
+        # worn cloth: each cell read as the unworn cloth would be, from its colour's shift
+        q = q / wear_factor(masked_percentile(wear_share(chroma, self._chroma), certain, 50.0),
+                            self._chroma)[..., None]
+        level, low = q[..., 0], q[..., 1]
         # a ball in a border cell casts its shadow over cloth that the gate keeps, and a
         # border cell constrains the smooth surface almost alone (a mid-game corner cell
-        # read 41% low): such a cell is dropped when it reads as a shadow would
+        # read 41% low): such a cell is dropped when it reads as a shadow would. A shadow
+        # over part of a cell is told by the cell's low quartile, which reads it: the
+        # middle half's mean reads it diluted (the lamp-failure clip's corner cells under
+        # the sleeve's shadow stayed in and the corner read 22% low)
         suspect = self._ball_in_border_cell(foreign & ~pocket_dark)
-        cells = smooth_cells(np.where(shadowed_cells(q, occluded, suspect), np.nan, q))
+        shadow = shadowed_cells(low, occluded, suspect)
+        cells = smooth_cells(np.where(shadow, np.nan, level))
         return np.where(saturated, np.nan, cells)
 
     def _ball_in_border_cell(self, foreign: np.ndarray) -> np.ndarray:
@@ -369,10 +408,22 @@ class LightMeter:
         return out
 
     @staticmethod
-    def _quantiles(lum: np.ndarray, cloth: np.ndarray) -> np.ndarray:
-        """Each cell's CELL_QUANTILE of its cloth pixels; NaN with too few of them."""
+    def _cell_levels(lum: np.ndarray, cloth: np.ndarray) -> np.ndarray:
+        """Each cell's level and low quartile, ``(..., 2)``: the mean of its cloth
+        pixels between the CELL_TRIM percentiles, and the first of them (NaN with too
+        few). The middle half leaves out a logo's letters and a ball's rim; its mean is
+        steadier under JPEG than one percentile, which moves with the weave's spread
+        that compression smooths: through JPEG at quality 57 the cells of benchmark
+        scene 111 (a dark purple cloth) moved by 2.9% (sd) read at their 25th
+        percentile, the level before, and by 1.9% read so."""
         enough = cloth.sum(axis=-1) >= max(5, lum.shape[-1] // 6)
-        return np.where(enough, masked_percentile(lum, cloth, CELL_QUANTILE), np.nan)
+        lo = masked_percentile(lum, cloth, CELL_TRIM[0])[..., None]
+        hi = masked_percentile(lum, cloth, CELL_TRIM[1])[..., None]
+        middle = cloth & (lum >= lo) & (lum <= hi)
+        level = (np.where(middle, lum, 0.0).sum(axis=-1)
+                 / np.maximum(middle.sum(axis=-1), 1))
+        seen = enough & (middle.sum(axis=-1) > 0)
+        return np.where(seen[..., None], np.stack([level, lo[..., 0]], axis=-1), np.nan)
 
     def reference(self, frame: np.ndarray, lux: float, at: tuple[float, float] | None = None
                   ) -> float:

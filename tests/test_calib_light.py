@@ -13,7 +13,8 @@ import pytest
 render = pytest.importorskip("simworld.render")
 
 from calibration import Calibration, CameraModel, LightMeter  # noqa: E402
-from calibration.light import linear_light, shadowed_cells, smooth_cells  # noqa: E402
+from calibration.light import (  # noqa: E402
+    LUMA_BGR, WEAR_GREY, linear_light, shadowed_cells, smooth_cells, wear_factor, wear_share)
 from simworld.render.renderer import GAMMA  # noqa: E402
 
 
@@ -86,6 +87,30 @@ def test_worn_cloth_takes_the_smooth_surface():
     rel = lux_errors(calib, look, img, truth, gamma=GAMMA)
     assert np.isfinite(rel).mean() > 0.8
     assert np.nanmax(np.abs(rel)) < 0.10, np.nanmax(np.abs(rel))
+
+
+@pytest.mark.parametrize("cloth", ["purple", "green", "red", "tournament_blue"])
+def test_wear_factor_undoes_a_mix_toward_grey(cloth):
+    """Cloth worn by mixing its dye with a grey fibre WEAR_GREY times its mean channel:
+    the colour's shift toward grey, measured, gives back the lift in luminance."""
+    rgb = np.asarray(render.look.CLOTHS[cloth], float)
+    bgr = rgb[::-1]
+    grey = WEAR_GREY * bgr.mean()
+    chroma = bgr[1:] / bgr.sum()
+    for worn in (0.05, 0.1, 0.2):
+        mixed = (1.0 - worn) * bgr + worn * grey
+        lift = (LUMA_BGR @ mixed) / (LUMA_BGR @ bgr)
+        share = wear_share(mixed[1:] / mixed.sum(), chroma)
+        assert 0.0 < share < 0.5
+        assert wear_factor(np.array([share]), chroma)[0] == pytest.approx(lift, rel=1e-9)
+    assert wear_factor(np.array([0.0]), chroma)[0] == pytest.approx(1.0)
+
+
+def test_wear_factor_leaves_a_grey_cloth_alone():
+    """A grey or black cloth's colour does not show wear: no correction is guessed."""
+    for cloth in ("grey", "black"):
+        bgr = np.asarray(render.look.CLOTHS[cloth], float)[::-1]
+        assert wear_factor(np.array([0.3]), bgr[1:] / bgr.sum())[0] == 1.0
 
 
 def lamp_light(lamps: list[tuple[float, float]], nx: int = 20, ny: int = 10) -> np.ndarray:
