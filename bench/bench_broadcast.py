@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.rows import keep_row, read_rows, write_summary  # noqa: E402
+from bench.rows import add_row_options, read_rows, run_rows, write_summary  # noqa: E402
 from calibration import calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
@@ -114,11 +114,7 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=24, help="scenes per framing")
     ap.add_argument("--kinds", default=",".join(BROADCAST_KINDS),
                     help="comma-separated framings (default: all)")
-    ap.add_argument("--out", default="docs/bench/calibration_broadcast.md")
-    ap.add_argument("--jsonl", default=None, help="also keep the per-scene rows here")
-    ap.add_argument("--label", default="", help="a line to add under the title")
-    ap.add_argument("--summarise", nargs="+", metavar="JSONL",
-                    help="only write the summary of rows kept by earlier runs (--jsonl)")
+    add_row_options(ap, "docs/bench/calibration_broadcast.md")
     args = ap.parse_args()
     if args.summarise:
         rows = read_rows(args.summarise)
@@ -128,16 +124,11 @@ def main() -> int:
     for k in kinds:
         if k not in BROADCAST_KINDS:
             ap.error(f"unknown framing {k!r}; known: {', '.join(BROADCAST_KINDS)}")
-    rows = []
-    total = len(kinds) * args.n
-    for kind in kinds:
-        for seed in range(args.n):
-            r = evaluate(kind, seed)
-            rows.append(r)
-            print(f"[{len(rows)}/{total}] {kind} seed {seed} {r['discipline']}: "
-                  f"{r['outcome']} {r.get('err_max', float('nan')):.2f} mm "
-                  f"t={r['time']:.2f}s", file=sys.stderr, flush=True)
-            keep_row(args.jsonl, r)
+    rows = run_rows([(kind, seed) for kind in kinds for seed in range(args.n)],
+                    lambda job: evaluate(*job),
+                    lambda r: f"{r['kind']} seed {r['seed']} {r['discipline']}: "
+                    f"{r['outcome']} {r.get('err_max', float('nan')):.2f} mm "
+                    f"t={r['time']:.2f}s", args.jsonl)
     write_summary(args.out, summarise(rows, args.label), len(rows))
     return 0
 

@@ -38,7 +38,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.rows import keep_row, read_rows, write_summary  # noqa: E402
+from bench.bench_light import read_light  # noqa: E402
+from bench.rows import add_row_options, read_rows, run_rows, write_summary  # noqa: E402
 from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
@@ -126,24 +127,7 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
         # the camera's output curve and lens fall-off: its photometric calibration
         meter = LightMeter(calib, vignette=float(look.vignette), cells=lux.shape,
                            gamma=GAMMA)
-        # one lux-meter reading, at the measurable cell nearest the centre
-        vals = meter._cell_values(img)
-        ii, jj = np.nonzero(np.isfinite(vals))
-        if not len(ii):
-            out["lux_error"] = "no cloth cell measurable"
-            return out
-        k = int(np.argmin((ii - lux.shape[0] / 2) ** 2 + (jj - lux.shape[1] / 2) ** 2))
-        i, j = int(ii[k]), int(jj[k])
-        try:
-            meter.reference(img, float(lux[i, j]), at=(truth.lux_x[i], truth.lux_y[j]))
-            reading = meter.measure(img)
-            rel = np.abs(reading.cells / lux - 1.0)
-            out.update(lux_rel_max=float(np.nanmax(rel)), lux_rel_median=float(np.nanmedian(rel)),
-                       lux_cells_over_10=int(np.nansum(rel > 0.10)),
-                       lux_cells=int(np.isfinite(rel).sum()),
-                       flagged=bool(reading.under_minimum))
-        except ValueError as exc:
-            out["lux_error"] = str(exc)
+        out.update(read_light(meter, img, truth))
     return out
 
 
@@ -366,11 +350,7 @@ def main() -> int:
                     help="the fit's prior on the principal point (1 sigma, share of the "
                     "width; default calibration.fit.PRINCIPAL_SD); 0 holds it at the "
                     "frame's centre, as cueref did before 8365bcd")
-    ap.add_argument("--out", default="docs/bench/calibration.md")
-    ap.add_argument("--jsonl", default=None, help="also keep the per-scene rows here")
-    ap.add_argument("--label", default="", help="a line to add under the title")
-    ap.add_argument("--summarise", nargs="+", metavar="JSONL",
-                    help="only write the summary of rows kept by earlier runs (--jsonl)")
+    add_row_options(ap, "docs/bench/calibration.md")
     args = ap.parse_args()
     if args.summarise:
         rows = read_rows(args.summarise)
@@ -382,17 +362,17 @@ def main() -> int:
 
         # 1e-6 of the width: a thousandth of a pixel, the centre to every purpose
         calibration.fit.PRINCIPAL_SD = max(args.principal_sd, 1e-6)
-    rows = []
-    for k, seed in enumerate(range(args.start, args.start + args.n)):
+    def one(seed: int) -> dict:
         r = evaluate(seed, args.max_tilt, args.camera_height_sd, args.balls, args.width,
                      args.principal_offset, args.lens)
         if args.principal_sd is not None:
             r["principal_sd"] = args.principal_sd
-        rows.append(r)
-        print(f"[{k + 1}/{args.n}] seed {seed} {r['discipline']}: ok={r.get('ok')} "
-              f"max={r.get('err_max', float('nan')):.2f} mm t={r['time']:.2f}s "
-              f"lux={r.get('lux_rel_max', float('nan')):.3f}", file=sys.stderr, flush=True)
-        keep_row(args.jsonl, r)
+        return r
+
+    rows = run_rows(list(range(args.start, args.start + args.n)), one,
+                    lambda r: f"seed {r['seed']} {r['discipline']}: ok={r.get('ok')} "
+                    f"max={r.get('err_max', float('nan')):.2f} mm t={r['time']:.2f}s "
+                    f"lux={r.get('lux_rel_max', float('nan')):.3f}", args.jsonl)
     write_summary(args.out, summarise(rows, args.label), len(rows))
     return 0
 

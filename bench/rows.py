@@ -10,6 +10,16 @@ from pathlib import Path
 from equipment.files import atomic_write_text
 
 
+def add_row_options(ap, out: str) -> None:
+    """The options every benchmark shares: where the summary goes, where the rows are
+    kept, a label, and summarising kept rows instead of running."""
+    ap.add_argument("--out", default=out)
+    ap.add_argument("--jsonl", default=None, help="also keep the per-scene rows here")
+    ap.add_argument("--label", default="", help="a line to add under the title")
+    ap.add_argument("--summarise", nargs="+", metavar="JSONL",
+                    help="only write the summary of rows kept by earlier runs (--jsonl)")
+
+
 def read_rows(paths: list[str]) -> list[dict]:
     rows = []
     for path in paths:
@@ -23,6 +33,18 @@ def keep_row(path: str | None, row: dict) -> None:
     if path:
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(row) + "\n")
+
+
+def run_rows(jobs: list, evaluate, describe, jsonl: str | None) -> list[dict]:
+    """``evaluate`` each job in turn, printing ``describe(row)`` as progress and keeping
+    each row (``--jsonl``) as it comes."""
+    rows = []
+    for k, job in enumerate(jobs):
+        row = evaluate(job)
+        rows.append(row)
+        print(f"[{k + 1}/{len(jobs)}] {describe(row)}", file=sys.stderr, flush=True)
+        keep_row(jsonl, row)
+    return rows
 
 
 def write_summary(path: str, text: str, n_rows: int) -> None:

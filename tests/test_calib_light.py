@@ -14,7 +14,14 @@ render = pytest.importorskip("simworld.render")
 
 from calibration import Calibration, CameraModel, LightMeter  # noqa: E402
 from calibration.light import (  # noqa: E402
-    LUMA_BGR, WEAR_GREY, linear_light, shadowed_cells, smooth_cells, wear_factor, wear_share)
+    LUMA_BGR,
+    WEAR_GREY,
+    linear_light,
+    shadowed_cells,
+    smooth_cells,
+    wear_factor,
+    wear_share,
+)
 from simworld.render.renderer import GAMMA  # noqa: E402
 
 

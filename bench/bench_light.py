@@ -1,0 +1,128 @@
+"""Benchmark the light meter alone, on every fixed-exposure scene of the calibration
+benchmark, with the renderer's true camera.
+
+    python bench/bench_light.py [--n 200] [--balls opening|random] [--out docs/bench/light.md]
+
+``bench_calibration.py`` reads the light only where its own calibration is trusted
+(143 of 200 scenes unaided), so wear, compression and lamps on the scenes it refuses
+were never read. Here each scene of ``simworld.render.calibration_scene`` gets its
+true camera as the calibration: what is measured is the meter, not the pose. As in
+``bench_calibration.py``: one lux-meter reading at the measurable cell nearest the
+centre, the camera's output curve and lens fall-off given as its photometric
+calibration, auto-exposure scenes counted apart (no lux is due there), and every
+fourth scene dimmed so that part of its cloth is under 520 lux.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.rows import add_row_options, read_rows, run_rows, write_summary  # noqa: E402
+from calibration import Calibration, CameraModel, LightMeter  # noqa: E402
+from calibration.light import MIN_LUX  # noqa: E402
+from simworld.render import BALL_LAYOUTS, calibration_scene  # noqa: E402
+from simworld.render.renderer import GAMMA  # noqa: E402
+
+
+def read_light(meter: LightMeter, img: np.ndarray, truth) -> dict:
+    """One lux-meter reading at the measurable cell nearest the centre (as an installer
+    would hold the meter there), then every cell against the renderer's lux map, and
+    whether the under-520-lux flag is raised."""
+    lux = np.asarray(truth.lux, float)
+    vals = meter._cell_values(img)
+    ii, jj = np.nonzero(np.isfinite(vals))
+    if not len(ii):
+        return {"lux_error": "no cloth cell measurable"}
+    k = int(np.argmin((ii - lux.shape[0] / 2) ** 2 + (jj - lux.shape[1] / 2) ** 2))
+    i, j = int(ii[k]), int(jj[k])
+    try:
+        meter.reference(img, float(lux[i, j]), at=(truth.lux_x[i], truth.lux_y[j]))
+        reading = meter.measure(img)
+    except ValueError as exc:
+        return {"lux_error": str(exc)}
+    rel = np.abs(reading.cells / lux - 1.0)
+    return {"lux_rel_max": float(np.nanmax(rel)), "lux_rel_median": float(np.nanmedian(rel)),
+            "lux_cells_over_10": int(np.nansum(rel > 0.10)),
+            "lux_cells": int(np.isfinite(rel).sum()), "flagged": bool(reading.under_minimum)}
+
+
+def evaluate(seed: int, balls: str = "opening") -> dict:
+    """One scene's row: the meter's error per cell against the renderer's lux map."""
+    disc, cam, look, img, truth = calibration_scene(seed, balls=balls)
+    out = {"seed": seed, "balls": balls, "discipline": disc.name, "cloth": look.cloth,
+           "wear": round(float(look.cloth_wear), 3), "jpeg": look.jpeg_quality,
+           "auto_exposure": bool(truth.auto_exposure)}
+    if truth.auto_exposure:
+        return out
+    camera = CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size)
+    lux = np.asarray(truth.lux, float)
+    meter = LightMeter(Calibration(disc.table.name, camera), vignette=float(look.vignette),
+                       cells=lux.shape, gamma=GAMMA)
+    t0 = time.perf_counter()
+    out.update(read_light(meter, img, truth), truth_under=bool(lux.min() < MIN_LUX),
+               time=(time.perf_counter() - t0) / 3)  # three readings of the frame
+    return out
+
+
+def summarise(rows: list[dict], label: str) -> str:
+    fixed = [r for r in rows if not r["auto_exposure"]]
+    read = [r for r in fixed if "lux_rel_max" in r]
+    n_cells = sum(r["lux_cells"] for r in read)
+    over = sum(r["lux_cells_over_10"] for r in read)
+    worst = sorted(read, key=lambda r: -r["lux_rel_max"])[:5]
+    dim = [r for r in read if r["truth_under"]]
+    false = [r for r in read if r["flagged"] and not r["truth_under"]]
+    maxes = [r["lux_rel_max"] for r in read]
+    lines = [
+        f"# Light meter benchmark ({len(rows)} scenes, balls: {rows[0]['balls']})", "",
+        *([label, ""] if label else []),
+        "`python bench/bench_light.py` (the true camera as the calibration: the meter "
+        "alone). One lux-meter reading at the measurable cell nearest the centre.", "",
+        "| figure | target | measured |", "|---|---|---|",
+        f"| fixed-exposure scenes read (auto exposure apart) | — | {len(read)} of "
+        f"{len(fixed)} ({len(rows) - len(fixed)} in auto exposure) |",
+        f"| cells within 10% | all | {n_cells - over} of {n_cells} |",
+        f"| worst cell | < 10% | {max(maxes):.2%} |",
+        f"| per scene worst cell, median / 99th percentile | — | "
+        f"{np.median(maxes):.2%} / {np.percentile(maxes, 99):.2%} |",
+        f"| cell error, median of scenes' medians | — | "
+        f"{np.median([r['lux_rel_median'] for r in read]):.2%} |",
+        f"| dim scenes flagged | all, none false | {sum(r['flagged'] for r in dim)} of "
+        f"{len(dim)}, {len(false)} false |",
+        f"| time per reading, median | — | "
+        f"{np.median([r['time'] for r in read]) * 1000:.0f} ms |", "",
+        "Worst scenes: " + ", ".join(
+            f"{r['seed']} ({r['cloth']}, wear {r['wear']:.2f}, JPEG {r['jpeg']}: "
+            f"{r['lux_rel_max']:.2%})" for r in worst), "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--balls", choices=BALL_LAYOUTS, default="opening")
+    add_row_options(ap, "docs/bench/light.md")
+    args = ap.parse_args()
+    if args.summarise:
+        rows = sorted({r["seed"]: r for r in read_rows(args.summarise)}.values(),
+                      key=lambda r: r["seed"])
+    else:
+        rows = run_rows(list(range(args.start, args.start + args.n)),
+                        lambda seed: evaluate(seed, args.balls),
+                        lambda r: f"seed {r['seed']}: "
+                        f"lux={r.get('lux_rel_max', float('nan')):.3f}", args.jsonl)
+    write_summary(args.out, summarise(rows, args.label), len(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
