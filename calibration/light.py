@@ -93,10 +93,11 @@ def wear_factor(share: np.ndarray, cloth: np.ndarray) -> np.ndarray:
     Worn cloth is lighter and greyer: its albedo is modelled as the dyed cloth's mixed
     with a grey fibre WEAR_GREY times as bright as the cloth's mean channel. On a dark
     purple cloth wear then lifts the luminance 25% while the colour moves a fifth of the
-    way to grey, and a reference reading at a worn centre read every other cell 5-8% low
-    (benchmark scene 111). WEAR_GREY is an assumption (the renderer's, docs/renderer.md);
-    taken as 1.0 instead, the benchmark's worst cell moved by under a point. A cloth
-    already near grey shows no wear in its colour: there the factor is 1."""
+    way to grey, and a reference reading at a worn centre read every other cell 4-8% low
+    (benchmark scene 111). WEAR_GREY is an assumption (the renderer's, docs/renderer.md):
+    by this model a fibre 1.0 or 1.6 times as bright reads a cell whose albedo is a fifth
+    grey fibre 4.6% off. A cloth already near grey shows no wear in its colour: there
+    the factor is 1."""
     c = np.array([1.0 - cloth.sum(), cloth[0], cloth[1]])  # B, G, R shares
     share = np.clip(np.nan_to_num(share), 0.0, WEAR_MAX)
     if np.abs(c - 1.0 / 3.0).max() < WEAR_VISIBLE:
