@@ -348,6 +348,15 @@ def test_rails_of_the_cloths_colour_are_not_taken_for_cloth():
     assert err < 3.0 and err <= calib.quality["predicted_max_error_mm"]
 
 
+def centre_read_errors(calib, look, img, truth) -> np.ndarray:
+    """Each cell's relative lux error after one lux-meter reading at the centre cell."""
+    lux = np.asarray(truth.lux, float)
+    meter = LightMeter(calib, vignette=float(look.vignette), cells=lux.shape, gamma=GAMMA)
+    i, j = lux.shape[0] // 2, lux.shape[1] // 2
+    meter.reference(img, float(lux[i, j]), at=(truth.lux_x[i], truth.lux_y[j]))
+    return np.abs(meter.measure(img).cells / lux - 1.0)
+
+
 @pytest.mark.parametrize("seed", [40, 43])
 def test_lux_beside_a_ball_in_a_border_cell(seed):
     """Benchmark scenes with the balls in mid-game positions: a ball in a border cell
@@ -355,11 +364,7 @@ def test_lux_beside_a_ball_in_a_border_cell(seed):
     the cell, whose low quantile read that shadow, 41% low. Every cell within 10%."""
     disc, cam, look, img, truth = render.calibration_scene(seed, balls="random")
     calib = calibrate_image(img)
-    lux = np.asarray(truth.lux, float)
-    meter = LightMeter(calib, vignette=float(look.vignette), cells=lux.shape, gamma=GAMMA)
-    i, j = lux.shape[0] // 2, lux.shape[1] // 2
-    meter.reference(img, float(lux[i, j]), at=(truth.lux_x[i], truth.lux_y[j]))
-    rel = np.abs(meter.measure(img).cells / lux - 1.0)
+    rel = centre_read_errors(calib, look, img, truth)
     assert np.isfinite(rel).mean() > 0.9
     assert np.nanmax(rel) < 0.10, np.nanmax(rel)
 
@@ -373,11 +378,7 @@ def test_lux_on_a_worn_dark_cloth_read_at_its_worn_centre():
     disc, cam, look, img, truth = render.calibration_scene(111)
     assert look.cloth == "purple" and look.cloth_wear > 0.7
     calib = calibrate_image(img)
-    lux = np.asarray(truth.lux, float)
-    meter = LightMeter(calib, vignette=float(look.vignette), cells=lux.shape, gamma=GAMMA)
-    i, j = lux.shape[0] // 2, lux.shape[1] // 2
-    meter.reference(img, float(lux[i, j]), at=(truth.lux_x[i], truth.lux_y[j]))
-    rel = np.abs(meter.measure(img).cells / lux - 1.0)
+    rel = centre_read_errors(calib, look, img, truth)
     assert np.isfinite(rel).mean() > 0.9
     assert np.nanmax(rel) < 0.10, np.nanmax(rel)
 
