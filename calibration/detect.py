@@ -298,6 +298,27 @@ def _colour_groups(centres: np.ndarray, max_chroma_step: float = 0.5) -> list[li
     return groups
 
 
+#: a chosen cloth region this much clipped at white is an overexposed frame: the
+#: cloth's colour and outline are lost in it, whatever else is wrong
+BLOWN_OUT = 0.25
+
+
+def _refusal(clipped: np.ndarray, region: np.ndarray, reason: str) -> CalibrationError:
+    """The error for a cloth region that gave no table: the reason found, unless the
+    region is mostly blown out, which is then the reason to give (the exposure is the
+    user's to fix)."""
+    cnts, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull = np.zeros_like(region)
+    if cnts:
+        cv2.fillPoly(hull, [cv2.convexHull(max(cnts, key=cv2.contourArea))], 255)
+    share = float(clipped[hull > 0].mean()) if hull.any() else 0.0
+    if share > BLOWN_OUT:
+        return CalibrationError(
+            f"no table found: the frame is overexposed ({share:.0%} of the table's area "
+            "clips at white): lower the camera's exposure or gain")
+    return CalibrationError(reason)
+
+
 def find_cloth(image: np.ndarray) -> ClothRegion:
     """Segment the cloth and find its four straight sides; raise if there is no table."""
     h, w = image.shape[:2]
@@ -401,11 +422,11 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     unseen = cv2.dilate(clipped.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     contour = contour[~unseen[contour[:, 1], contour[:, 0]]]
     if len(contour) < 20:
-        raise CalibrationError("no table found: the cloth's outline is not seen (glare)")
+        raise _refusal(clipped, best, "no table found: the cloth's outline is not seen (glare)")
     hull = cv2.convexHull(contour.reshape(-1, 1, 2))
     quad = _quad_from_hull(hull, contour.astype(float), 0.03 * np.hypot(sw, sh))
     if quad is None or cv2.contourArea(hull) < 0.06 * sh * sw:
-        raise CalibrationError("no table found: the cloth-coloured region is not a "
+        raise _refusal(clipped, best, "no table found: the cloth-coloured region is not a "
                                "four-sided playing surface (not an overhead view?)")
     quad = _order_positive(quad)
     # contour points near each side (away from the corners, pockets live there)
@@ -424,7 +445,7 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
         sel = (t > 0.07 * length) & (t < 0.93 * length) & (np.abs(dn) < 0.03 * diag)
         e = pts[sel]
         if len(e) < 10:
-            raise CalibrationError("no table found: a side of the cloth is not visible")
+            raise _refusal(clipped, best, "no table found: a side of the cloth is not visible")
         # robust line through the side's points (an arm or a logo bites into the edge)
         keep = np.ones(len(e), bool)
         for _ in range(3):
@@ -443,7 +464,7 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     covered = cv2.countNonZero(mask & inside) / q_area
     beyond = cv2.countNonZero(mask & ~inside) / q_area
     if covered < 0.85 or beyond > 0.25:
-        raise CalibrationError("no table found: the cloth's outline is not four straight "
+        raise _refusal(clipped, best, "no table found: the cloth's outline is not four straight "
                                "sides (not an overhead view of a table?)")
     full_quad = (quad + 0.5) * scale - 0.5
     edges = [_refine_edges(image, model, (e + 0.5) * scale - 0.5, scale) for e in edges_small]
