@@ -1143,7 +1143,10 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     pale = _search(sight_image(image, "pale"), region, size)
     if _clean(pale):
         return "pale", pale
-    if dark:  # black sights between dark words on the rail: every blob, letters refused
+    if dark and not any(_most_found(searches, rep) for rep in searches):
+        # black sights between dark words on the rail: every blob, letters refused (not
+        # where grey found most sights as bright blobs: they are light ones, a little
+        # loose, and the search costs 0.5 s at 1920 px)
         _search(dark_image, region, size, thorough=True, searches=dark)
         if _clean(dark):
             return "dark", dark
