@@ -33,20 +33,26 @@ from simworld.render.renderer import GAMMA  # noqa: E402
 
 def read_light(meter: LightMeter, img: np.ndarray, truth) -> dict:
     """One lux-meter reading at the measurable cell nearest the centre (as an installer
-    would hold the meter there), then every cell against the renderer's lux map, and
-    whether the under-520-lux flag is raised."""
+    would hold the meter there; where the meter refuses the place, being near clipping,
+    the next nearest), then every cell against the renderer's lux map, and whether the
+    under-520-lux flag is raised."""
     lux = np.asarray(truth.lux, float)
     vals = meter._cell_values(img)
     ii, jj = np.nonzero(np.isfinite(vals))
     if not len(ii):
         return {"lux_error": "no cloth cell measurable"}
-    k = int(np.argmin((ii - lux.shape[0] / 2) ** 2 + (jj - lux.shape[1] / 2) ** 2))
-    i, j = int(ii[k]), int(jj[k])
-    try:
-        meter.reference(img, float(lux[i, j]), at=(truth.lux_x[i], truth.lux_y[j]))
-        reading = meter.measure(img)
-    except ValueError as exc:
-        return {"lux_error": str(exc)}
+    order = np.argsort((ii - lux.shape[0] / 2) ** 2 + (jj - lux.shape[1] / 2) ** 2,
+                       kind="stable")
+    for k in order:  # where the meter refuses a place (near clipping), the next one
+        i, j = int(ii[k]), int(jj[k])
+        try:
+            meter.reference(img, float(lux[i, j]), at=(truth.lux_x[i], truth.lux_y[j]))
+            break
+        except ValueError as exc:
+            error = str(exc)
+    else:
+        return {"lux_error": error}
+    reading = meter.measure(img)
     rel = np.abs(reading.cells / lux - 1.0)
     return {"lux_rel_max": float(np.nanmax(rel)), "lux_rel_median": float(np.nanmedian(rel)),
             "lux_cells_over_10": int(np.nansum(rel > 0.10)),
@@ -84,7 +90,8 @@ def summarise(rows: list[dict], label: str) -> str:
         f"# Light meter benchmark ({len(rows)} scenes, balls: {rows[0]['balls']})", "",
         *([label, ""] if label else []),
         "`python bench/bench_light.py` (the true camera as the calibration: the meter "
-        "alone). One lux-meter reading at the measurable cell nearest the centre.", "",
+        "alone). One lux-meter reading at the measurable cell nearest the centre that the "
+        "meter accepts (not near clipping).", "",
         "| figure | target | measured |", "|---|---|---|",
         f"| fixed-exposure scenes read (auto exposure apart) | — | {len(read)} of "
         f"{len(fixed)} ({len(rows) - len(fixed)} in auto exposure) |",

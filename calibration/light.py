@@ -36,6 +36,11 @@ POCKET_DARK = 2.7  # e: more than this much darker than the cloth is not cloth
 CODE_ERROR = 2.0  # 8-bit codes a flat colour may be off by: quantisation and compression
 CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
 SATURATED = 0.05  # share of clipped pixels over which a cell cannot be measured
+#: a cell whose brightest channel's median is this near the top code is too near
+#: clipping to take a lux-meter reading at: compression smooths some of its clipped
+#: pixels back under the clip level, so it passes SATURATED with its brightest pixels
+#: read low (benchmark scene 269: a reference there read every other cell 7-13% high)
+NEAR_CLIP = 240
 OCCLUDED = 0.25  # share of a cell's pixels not cloth over which something stands over it
 SHADOW_DEPTH = 0.10  # how far below the light around it a cell beside an occluder is shadow
 SOLID_MM = 25.0  # a ball on the cloth holds a square this wide (noise, chalk marks do not)
@@ -327,10 +332,21 @@ class LightMeter:
         inside = (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
         self._inside = inside.reshape(nx, ny, k * k)
 
-    def _cell_values(self, frame: np.ndarray) -> np.ndarray:
+    def _cell_pixels(self, frame: np.ndarray) -> np.ndarray:
+        """Each cell's sampled pixels, ``(nx, ny, m, 3)`` BGR."""
         nx, ny, m, _ = self._px.shape
         grid = self._px.reshape(nx * ny, m, 2)  # rows x cols both within remap's limits
-        bgr = cv2.remap(frame, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR).reshape(nx, ny, m, 3)
+        return cv2.remap(frame, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR).reshape(
+            nx, ny, m, 3)
+
+    def _near_clip(self, frame: np.ndarray) -> np.ndarray:
+        """Cells whose brightest channel's median is NEAR_CLIP or more, ``(nx, ny)``."""
+        top = np.where(self._inside, self._cell_pixels(frame).max(axis=-1), np.nan)
+        with np.errstate(all="ignore"):
+            return np.nanmedian(top, axis=-1) >= NEAR_CLIP
+
+    def _cell_values(self, frame: np.ndarray) -> np.ndarray:
+        bgr = self._cell_pixels(frame)
         lin = linear_light(bgr, self.gamma)
         lum = lin @ LUMA_BGR
         lum = lum / np.maximum(1.0 - self.vignette * self._r2, 0.2)
@@ -437,6 +453,10 @@ class LightMeter:
             # a pin's shadow or a worn patch there would bias every reading after it
             i = int(np.argmin(np.abs(self.x - at[0])))
             j = int(np.argmin(np.abs(self.y - at[1])))
+            if self._near_clip(frame)[i, j]:
+                raise ValueError("the camera is near clipping at the reference point: take "
+                                 "the lux reading where the cloth looks darker, or lower "
+                                 "the exposure")
             unit = float(vals[i, j])
         if not np.isfinite(unit) or unit <= 0:
             raise ValueError("the light meter cannot see the cloth at the reference point")
