@@ -468,3 +468,25 @@ def test_black_sights_among_dark_rail_lettering_are_found():
     xy, px = grid_truth(disc.table, cam)
     err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max()
     assert err < 3.0 and err <= calib.quality["predicted_max_error_mm"]
+
+
+def test_a_lux_reading_is_refused_where_the_camera_is_near_clipping():
+    """Benchmark scene 269: a bright green cloth that clips over most of the table; the
+    border cells are read. One of them is near clipping, its clipped pixels smoothed
+    back under the clip level by JPEG: a reference reading there read the other cells
+    7-13% high. The meter refuses it; taken at the next cell, every cell is within
+    10%."""
+    from calibration.camera import CameraModel
+    from calibration.result import Calibration
+
+    disc, cam, look, img, truth = render.calibration_scene(269)
+    lux = np.asarray(truth.lux, float)
+    camera = CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size)
+    meter = LightMeter(Calibration(disc.table.name, camera), vignette=float(look.vignette),
+                       cells=lux.shape, gamma=GAMMA)
+    with pytest.raises(ValueError, match="near clipping"):
+        meter.reference(img, float(lux[15, 0]), at=(truth.lux_x[15], truth.lux_y[0]))
+    meter.reference(img, float(lux[17, 0]), at=(truth.lux_x[17], truth.lux_y[0]))
+    rel = np.abs(meter.measure(img).cells / lux - 1.0)
+    assert np.isfinite(rel).sum() >= 20
+    assert np.nanmax(rel) < 0.10, np.nanmax(rel)
