@@ -884,12 +884,13 @@ def _rack_vote(image: np.ndarray, cam: CameraModel, cam_b: CameraModel, table: T
     moves its places onto bare cloth. +1 / -1 when a discipline's opening places are
     mostly covered one way round and mostly bare the other; 0 otherwise (no rack: the
     game is under way)."""
-    votes = set()
+    racks = {}  # the table's disciplines often share one opening (the pyramid games)
     for d in DISCIPLINES.values():
-        if d.table.name != table.name or len(d.opening) < RACK_BALLS:
-            continue
-        places = np.array([p for _, p in d.opening], float)
-        radius = min(b.radius for b in d.balls)
+        if d.table.name == table.name and len(d.opening) >= RACK_BALLS:
+            racks[tuple(p for _, p in d.opening)] = min(b.radius for b in d.balls)
+    votes = set()
+    for rack, radius in racks.items():
+        places = np.array(rack, float)
         n = len(places)
         a = _covered_places(image, cam, cloth, places, radius)
         b = _covered_places(image, cam_b, cloth, places, radius)

@@ -339,11 +339,13 @@ class LightMeter:
         return cv2.remap(frame, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR).reshape(
             nx, ny, m, 3)
 
-    def _near_clip(self, frame: np.ndarray) -> np.ndarray:
-        """Cells whose brightest channel's median is NEAR_CLIP or more, ``(nx, ny)``."""
-        top = np.where(self._inside, self._cell_pixels(frame).max(axis=-1), np.nan)
-        with np.errstate(all="ignore"):
-            return np.nanmedian(top, axis=-1) >= NEAR_CLIP
+    def _near_clip(self, frame: np.ndarray, i: int, j: int) -> bool:
+        """Whether cell (i, j)'s brightest channel has its median at NEAR_CLIP or more."""
+        px = self._px[i, j][self._inside[i, j]]
+        if not len(px):
+            return False
+        bgr = cv2.remap(frame, px[None, :, 0], px[None, :, 1], cv2.INTER_LINEAR)
+        return bool(np.median(bgr.reshape(-1, 3).max(axis=-1)) >= NEAR_CLIP)
 
     def _cell_values(self, frame: np.ndarray) -> np.ndarray:
         bgr = self._cell_pixels(frame)
@@ -453,7 +455,7 @@ class LightMeter:
             # a pin's shadow or a worn patch there would bias every reading after it
             i = int(np.argmin(np.abs(self.x - at[0])))
             j = int(np.argmin(np.abs(self.y - at[1])))
-            if self._near_clip(frame)[i, j]:
+            if self._near_clip(frame, i, j):
                 raise ValueError("the camera is near clipping at the reference point: take "
                                  "the lux reading where the cloth looks darker, or lower "
                                  "the exposure")
