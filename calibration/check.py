@@ -15,6 +15,7 @@ import numpy as np
 
 from .camera import work_copy
 from .detect import find_blob_near, sight_image, tophat
+from .diamonds import grain_tophat
 from .result import Calibration
 
 MOVED_MM = 2.5  # median diamond shift above this: the camera moved
@@ -73,8 +74,12 @@ def check(frame: np.ndarray, calib: Calibration) -> CheckResult:
     # white sights stand out of any coloured rail at least as well in each pixel's
     # darkest channel as in grey (pearl on maple only there); finding them is all that
     # is asked here, not the fit's precise centroids
-    th = tophat(sight_image(frame, "pale" if calib.sights == "light" else calib.sights),
-                45 * ppm)
+    sights = sight_image(frame, "pale" if calib.sights == "light" else calib.sights)
+    if calib.grain:  # pearl sights among light wood's streaks: the grain taken out
+        H, _ = cv2.findHomography(np.asarray(t.diamonds, float), exp_px)  # lens and all
+        th = grain_tophat(sights, ppm, H, t, {})
+    else:
+        th = tophat(sights, 45 * ppm)
     min_peak = 10.0
     shifts = []
     for p, xy in zip(exp_px, t.diamonds, strict=True):

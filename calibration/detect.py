@@ -303,6 +303,10 @@ def _colour_groups(centres: np.ndarray, max_chroma_step: float = 0.5) -> list[li
 BLOWN_OUT = 0.25
 
 
+class _Overexposed(CalibrationError):
+    """No table found in a frame whose table clips: no second look will find one."""
+
+
 def _refusal(clipped: np.ndarray, region: np.ndarray, reason: str) -> CalibrationError:
     """The error for a cloth region that gave no table: the reason found, unless the
     region is mostly blown out, which is then the reason to give (the exposure is the
@@ -313,25 +317,62 @@ def _refusal(clipped: np.ndarray, region: np.ndarray, reason: str) -> Calibratio
         cv2.fillPoly(hull, [cv2.convexHull(max(cnts, key=cv2.contourArea))], 255)
     share = float(clipped[hull > 0].mean()) if hull.any() else 0.0
     if share > BLOWN_OUT:
-        return CalibrationError(
+        return _Overexposed(
             f"no table found: the frame is overexposed ({share:.0%} of the table's area "
             "clips at white): lower the camera's exposure or gain")
     return CalibrationError(reason)
 
 
 def find_cloth(image: np.ndarray) -> ClothRegion:
-    """Segment the cloth and find its four straight sides; raise if there is no table."""
+    """Segment the cloth and find its four straight sides; raise if there is no table.
+
+    A near-black cloth's chromaticity is mostly noise at the work copy's scale: its
+    region comes out ragged, its sides unseen (benchmark scene 410). When the cloth is
+    not found, it is looked for again in a copy smoothed further
+    (:data:`DARK_CLOTH_BLUR`), where the noise averages out; the first reason stands
+    when that fails too."""
+    try:
+        return _find_cloth(image, BLUR)
+    except _Overexposed:
+        raise
+    except CalibrationError as first:
+        try:
+            return _find_cloth(image, DARK_CLOTH_BLUR)
+        except CalibrationError:
+            raise first from None
+
+
+#: px (work copy): the smoothing of the work copy, and of the second look for the
+#: cloth (:func:`find_cloth`)
+BLUR = 3
+DARK_CLOTH_BLUR = 9
+
+
+def _cloth_model(pixels: np.ndarray) -> ClothModel:
+    """The colour model of the cloth's pixels (N, 3): chromaticity median and spread."""
+    px = pixels.astype(np.float32) + 1.0
+    s = px.sum(axis=1)
+    rg = np.column_stack([px[:, 2] / s, px[:, 1] / s])
+    mean = np.median(rg, axis=0)
+    cov = np.cov((rg - mean).T) + np.eye(2) * 2e-5
+    li = np.log(s)
+    return ClothModel(mean, np.linalg.inv(cov), float(np.median(li)),
+                      float(1.4826 * np.median(np.abs(li - np.median(li)))))
+
+
+def _find_cloth(image: np.ndarray, blur: int) -> ClothRegion:
     h, w = image.shape[:2]
     scale = w / WORK_WIDTH if w > WORK_WIDTH else 1.0
-    small = cv2.resize(image, (round(w / scale), round(h / scale)),
-                       interpolation=cv2.INTER_AREA) if scale > 1 else image.copy()
-    small = cv2.GaussianBlur(small, (3, 3), 0)
+    work = cv2.resize(image, (round(w / scale), round(h / scale)),
+                      interpolation=cv2.INTER_AREA) if scale > 1 else image.copy()
+    small = cv2.GaussianBlur(work, (blur, blur), 0)
     sh, sw = small.shape[:2]
     clipped = _clipped(small)
     labels, centres = _cluster_labels(small, clipped)
     best, best_score, fills_frame, cut_sides = None, 0.0, False, []
     fallback, fallback_score, fallback_members = None, 0.0, []
     singles: dict[int, tuple[float, float]] = {}  # cluster: (score, hull area) alone
+    single_regions: dict[int, np.ndarray] = {}
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     for members in _colour_groups(centres):
         m = np.isin(labels, members).astype(np.uint8) * 255
@@ -340,6 +381,18 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
         m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
         comp, area = _largest_component(m)
+        if len(members) > 1 and _touches_border(comp):
+            # clusters joined by hue may take a floor of the cloth's hue along (a black
+            # cloth on a grey floor, benchmark scene 419): where the rails part them,
+            # the union's part around its most cloth-like cluster may be the cloth
+            inner = max((c for c in members if c in single_regions),
+                        key=lambda c: singles[c][0], default=None)
+            if inner is None:
+                continue
+            comp = _component_most_in(m, single_regions[inner])
+            area = cv2.countNonZero(comp)
+            if _touches_border(comp):
+                continue
         if area < 0.06 * sh * sw:
             continue
         # worn patches, balls and markings are holes inside the cloth: fill them
@@ -349,14 +402,13 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
             fills_frame = True
             cut_sides = _sides_touched(comp)
             continue
-        if len(members) > 1 and _touches_border(comp):
-            continue  # clusters joined by hue may take a floor of the cloth's hue along
         cnts, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         hull_area = max(cv2.contourArea(cv2.convexHull(max(cnts, key=cv2.contourArea))), 1.0)
         solidity = area / hull_area
         score = area * solidity ** 4
         if len(members) == 1:
             singles[members[0]] = (score, hull_area)
+            single_regions[members[0]] = comp
         elif hull_area > 1.08 * max(singles.get(c, (0.0, 0.0)) for c in members)[1]:
             # a lamp's pool of light lies inside the cloth (the most cloth-like of the
             # clusters); one that pushes the outline outward is another surface of a
@@ -369,7 +421,7 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
         if solidity > 0.75 and score > best_score:
             best, best_score, best_members = comp, score, members
     if best is None and fallback is not None:
-        best, best_members = fallback, fallback_members
+        best, best_members, fallback = fallback, fallback_members, None
     if best is None and fills_frame:
         if 0 < len(cut_sides) < 4:  # a table framed too tight: say where
             raise CalibrationError(
@@ -382,17 +434,41 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     if best is None:
         raise CalibrationError("no table found: no large, uniformly coloured four-sided "
                                "region (the cloth) in the frame")
+    found = _Found(image, work, small, labels, clipped, scale, blur)
+    try:
+        return _outline(found, best, best_members)
+    except CalibrationError as exc:
+        # the most cloth-like region was not the table (a lamp's pool of light on a
+        # cloth whose colour the floor shares): the clusters joined by hue, if any
+        if fallback is None or isinstance(exc, _Overexposed):
+            raise
+        return _outline(found, fallback, fallback_members)
+
+
+@dataclass
+class _Found:
+    """The work copies and clusters a cloth region is outlined in."""
+
+    image: np.ndarray  # the frame
+    work: np.ndarray  # its work copy
+    small: np.ndarray  # the work copy smoothed
+    labels: np.ndarray  # colour cluster of each work pixel
+    clipped: np.ndarray  # work pixels clipped at white
+    scale: float  # frame px per work px
+    blur: int  # the smoothing of ``small``
+
+
+def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothRegion:
+    """The cloth's four sides from the chosen cluster region, or CalibrationError."""
+    image, work, small, labels, clipped = (found.image, found.work, found.small,
+                                           found.labels, found.clipped)
+    scale, blur = found.scale, found.blur
+    sh, sw = small.shape[:2]
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     # the cloth's colour statistics, from the chosen region (eroded away from edges)
     core = ((cv2.erode(best, kernel, iterations=2) > 0) & np.isin(labels, best_members)
             & ~clipped)
-    px = small[core].astype(np.float32) + 1.0
-    s = px.sum(axis=1)
-    rg = np.column_stack([px[:, 2] / s, px[:, 1] / s])
-    mean = np.median(rg, axis=0)
-    cov = np.cov((rg - mean).T) + np.eye(2) * 2e-5
-    li = np.log(s)
-    model = ClothModel(mean, np.linalg.inv(cov), float(np.median(li)),
-                       float(1.4826 * np.median(np.abs(li - np.median(li)))))
+    model = _cloth_model(small[core])
     dist = model.distance(small)
     # glare on the cloth (clipped patches the cloth surrounds) is cloth; where it spills
     # over a cushion onto a rail the edge is not seen: those outline points are left out
@@ -467,6 +543,8 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
         raise _refusal(clipped, best, "no table found: the cloth's outline is not four straight "
                                "sides (not an overhead view of a table?)")
     full_quad = (quad + 0.5) * scale - 0.5
+    if blur != BLUR:  # the colour's spread as the full frame shows it, not the smoothed
+        model = _cloth_model(cv2.GaussianBlur(work, (BLUR, BLUR), 0)[core])
     edges = [_refine_edges(image, model, (e + 0.5) * scale - 0.5, scale) for e in edges_small]
     return ClothRegion(model=model, quad=full_quad, edges=edges, mask=mask, scale=scale)
 

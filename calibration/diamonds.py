@@ -78,6 +78,69 @@ def diamond_tophat(gray: np.ndarray, ppm: float, cache: dict) -> np.ndarray:
     return cache[k]
 
 
+#: mm: a line this long along a rail fits in its grain's streaks, not in a sight (22 mm)
+GRAIN_LINE_MM = 45.0
+
+
+def _line_kernel(length: int, angle: float) -> np.ndarray:
+    """A one-pixel digital line ``length`` px long at ``angle`` (radians), centred."""
+    k = np.zeros((length, length), np.uint8)
+    c = (length - 1) / 2
+    d = np.array([np.cos(angle), np.sin(angle)]) * c
+    cv2.line(k, (int(round(c - d[0])), int(round(c - d[1]))),
+             (int(round(c + d[0])), int(round(c + d[1]))), 1, 1)
+    return k
+
+
+def grain_tophat(gray: np.ndarray, ppm: float, H: np.ndarray, table: Table,
+                 cache: dict) -> np.ndarray:
+    """:func:`diamond_tophat` with the rails' grain taken out: on each rail, what also
+    holds a line of :data:`GRAIN_LINE_MM` along that rail is background.
+
+    Light wood (maple, beech) is streaked along the rail, and its streaks are as
+    bright and as narrow as a pearl sight across the rail: in the square top-hat a
+    sight is one bright spot among many (benchmark scenes 218 and 367, 1280 px: 10
+    and 6 of the sights found well). A streak holds a line along the rail; a sight,
+    22 mm long, does not. ``H`` maps the rail-top plane (table mm) to pixels roughly
+    (the cloth outline's homography): it gives each rail's direction and band. Its
+    centroids are a little looser than the square top-hat's on plain rails, so it is
+    a fallback (:func:`calibration.fit._find_sights`)."""
+    th = diamond_tophat(gray, ppm, cache).copy()
+    k = int(max(5, round(40 * ppm))) | 1
+    opened_sq = cv2.morphologyEx(gray, cv2.MORPH_OPEN,
+                                 cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    length = int(max(5, round(GRAIN_LINE_MM * ppm))) | 1
+    h, w = gray.shape
+    L, W, off = table.length, table.width, table.diamond_offset
+    reach = min(0.3 * min(W / 4, L / 8), 90.0) + CONTEXT_MM + GRAIN_LINE_MM
+    # each rail: its diamond line (mm) and the band around it
+    rails = [((0.0, -off), (L, -off)), ((0.0, W + off), (L, W + off)),
+             ((-off, 0.0), (-off, W)), ((L + off, 0.0), (L + off, W))]
+    for a, b in rails:
+        a, b = np.array(a), np.array(b)
+        along = (b - a) / np.linalg.norm(b - a)
+        across = np.array([-along[1], along[0]])
+        ends = cv2.perspectiveTransform(np.array([a, b], float).reshape(-1, 1, 2),
+                                        H).reshape(-1, 2)
+        v = ends[1] - ends[0]
+        angle = float(np.arctan2(v[1], v[0]))
+        band = np.array([a + reach * (across - along), b + reach * (across + along),
+                         b - reach * (across - along), a - reach * (across + along)])
+        poly = cv2.perspectiveTransform(band.reshape(-1, 1, 2), H).reshape(-1, 2)
+        x0, y0 = np.clip(np.floor(poly.min(axis=0)).astype(int) - length, 0, (w, h))
+        x1, y1 = np.clip(np.ceil(poly.max(axis=0)).astype(int) + length + 1, 0, (w, h))
+        if x1 - x0 < length or y1 - y0 < length:
+            continue
+        roi = gray[y0:y1, x0:x1]
+        opened = cv2.morphologyEx(roi, cv2.MORPH_OPEN, _line_kernel(length, angle))
+        grainless = roi.astype(np.float32) - np.maximum(opened, opened_sq[y0:y1, x0:x1])
+        mask = np.zeros(roi.shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round((poly - (x0, y0)) * 16).astype(np.int32), 1,
+                           shift=4)
+        th[y0:y1, x0:x1][mask > 0] = grainless[mask > 0]
+    return th
+
+
 def tolerance_px(ppm: float) -> float:
     """How far (px) a diamond may lie from the rail-plane model: the model's own error
     (up to ~1.6 px at 1920 px with tangential distortion), a blob centroid's, and a
@@ -447,7 +510,7 @@ def _fit_candidates(th: np.ndarray, table: Table, pairs: list[tuple[int, np.ndar
 
 def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: Table,
                     size: tuple[int, int], thorough: bool = True,
-                    outline: str = "cloth") -> DiamondSearch | None:
+                    outline: str = "cloth", grain: bool = False) -> DiamondSearch | None:
     """The diamonds of ``table`` around the cloth quadrilateral ``quad`` (px, as found
     by :func:`calibration.detect.find_cloth`), or None when too few are seen.
 
@@ -457,7 +520,8 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
     stops after the strongest blobs (a caller trying several geometries tries the
     others harder only when none of them is found that way). ``outline="rails"``: the
     quadrilateral is the rails' outer edge (rails of the cloth's own colour, which the
-    cloth's region took in)."""
+    cloth's region took in). ``grain``: the rails' grain is taken out of the top-hat
+    first (:func:`grain_tophat`)."""
     if outline not in OUTLINES:
         raise ValueError(f"unknown outline {outline!r}; known: {', '.join(OUTLINES)}")
     c0 = (table.rail_width if outline == "rails"
@@ -468,7 +532,13 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
     if H0 is None:
         return None
     ppm = px_per_mm(q, table, c0)
-    th = diamond_tophat(gray, ppm, th_cache)
+    if grain:
+        key = ("grain", int(max(5, round(40 * ppm))) | 1, outline, table.name)
+        if key not in th_cache:
+            th_cache[key] = grain_tophat(gray, ppm, H0, table, th_cache)
+        th = th_cache[key]
+    else:
+        th = diamond_tophat(gray, ppm, th_cache)
     spacing = min(table.width / 4, table.length / 8)
     pts = cv2.perspectiveTransform(np.array(table.diamonds, float).reshape(-1, 1, 2),
                                    H0).reshape(-1, 2)

@@ -35,6 +35,7 @@ class Calibration:
     photometry: dict[str, Any] = field(default_factory=dict)  # light meter scale etc.
     warnings: list[str] = field(default_factory=list)
     sights: str = "light"  # the rails' sights as found (detect.sight_image)
+    grain: bool = False  # the rails' grain was taken out first (diamonds.grain_tophat)
     lens: Lens | None = None  # the measured lens the fit was held to (calibration.lens)
 
     @property
@@ -69,6 +70,7 @@ class Calibration:
             "quality": self.quality,
             "edge_offsets_mm": {k: round(v, 2) for k, v in self.edge_offsets.items()},
             "sights": self.sights,
+            "grain": self.grain,
             "cloth": self.cloth.to_dict() if self.cloth else None,
             "photometry": self.photometry,
             "warnings": self.warnings,
@@ -103,7 +105,7 @@ class Calibration:
                    edge_offsets=dict(d.get("edge_offsets_mm", {})),
                    photometry=dict(d.get("photometry", {})),
                    warnings=list(d.get("warnings", [])),
-                   sights=d.get("sights", "light"),
+                   sights=d.get("sights", "light"), grain=bool(d.get("grain", False)),
                    lens=Lens.from_dict(d["lens"], f"{where}: lens") if d.get("lens")
                    else None)
 

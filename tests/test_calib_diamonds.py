@@ -174,3 +174,26 @@ def test_sponsor_lettering_between_the_diamonds(seed):
     err = distance_to_truth(res.found, truth)
     assert err.max() < 1.5, err
     assert len(res.found) >= len(disc.table.diamonds) - (seed == 129)
+
+
+@pytest.mark.parametrize("seed", [218, 367])
+def test_pearl_sights_among_maple_grain_are_found_with_the_grain_taken_out(seed):
+    """Light wood at 1280 px: pearl sights 10-11 mm across (3 px) among streaks as
+    bright across the rail. With the square top-hat the strongest blobs put no more
+    than 12 of the sights on one rail model; with the grain along each rail taken out
+    (`grain_tophat`), every one of them, each on its true place."""
+    disc, cam, look, img, _ = render.calibration_scene(seed)
+    assert look.rail_grain >= 0.15 and min(look.wood) > 0.1  # a grained light rail
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    quad = find_cloth(img).quad
+    table = TABLES[geometry_of(disc.table.name)]
+    size = (img.shape[1], img.shape[0])
+    truth = true_diamonds(disc.table, cam)
+    plain = dmod.locate_diamonds(gray, {}, quad, table, size, thorough=False)
+    grained = dmod.locate_diamonds(gray, {}, quad, table, size, thorough=False, grain=True)
+    assert plain is None or len(plain.found) <= 0.7 * len(table.diamonds)
+    assert len(grained.found) == len(table.diamonds)
+    ppm = grained.ppm
+    # each within 6 mm of its true place (3 px diamonds among grain: a few mm is the
+    # centroid's scatter), none a grain streak taken elsewhere on the rail
+    assert distance_to_truth(grained.found, truth).max() < 6.0 * ppm
