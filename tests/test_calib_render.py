@@ -496,9 +496,9 @@ def test_the_recheck_takes_the_grain_out_where_the_calibration_did():
     """Benchmark scene 367: pearl sights among maple's grain, found only with the grain
     along each rail taken out. The once-a-second re-check must look for them the same
     way: with the square top-hat it saw 1 of 20 on the very frame it was calibrated
-    on and said "moved" (a false alarm every second of the match). Given the
-    renderer's true camera, it sees them all and says ok; shifted 6 px, it says
-    moved."""
+    on and said "moved" (a false alarm every second of the match), and 10 of 20 with
+    lettering refused as the diamond search refuses it. Given the renderer's true
+    camera, it sees nearly all and says ok; shifted 6 px, it says moved."""
     import cv2
 
     from calibration import Calibration, check
@@ -510,7 +510,7 @@ def test_the_recheck_takes_the_grain_out_where_the_calibration_did():
     seen = check(img, calib)
     assert seen.status == "ok" and seen.diamonds_seen >= 0.9 * len(disc.table.diamonds)
     without = check(img, Calibration(disc.table.name, true_cam))
-    assert without.diamonds_seen < 0.5 * len(disc.table.diamonds)
+    assert without.diamonds_seen <= 0.5 * len(disc.table.diamonds)
     shifted = cv2.warpAffine(img, np.float32([[1, 0, 6], [0, 1, 0]]),
                              (img.shape[1], img.shape[0]), borderMode=cv2.BORDER_REPLICATE)
     assert check(shifted, calib).status == "moved"
@@ -529,3 +529,23 @@ def test_a_black_cloth_is_found_and_mapped(seed):
     calib = calibrate_image(img)
     xy, px = grid_truth(disc.table, cam)
     assert np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max() < 3.0
+
+
+def test_the_recheck_refuses_rail_lettering_as_the_diamond_search_does():
+    """Benchmark scene 14: "CAROM CUP" printed on the rails 50 mm from the sights,
+    brighter than them in each pixel's darkest channel. The re-check took the strongest
+    blob near each sight and said "moved" (50 mm) on the frame it was calibrated on;
+    with the diamond search's test (a letter among letters is refused, the nearest of
+    the rest taken) it says ok, and moved when the frame is shifted 6 px."""
+    import cv2
+
+    from calibration import check
+
+    _, _, look, img, _ = render.calibration_scene(14)
+    assert look.rail_text
+    calib = calibrate_image(img)
+    seen = check(img, calib)
+    assert seen.status == "ok" and seen.shift_mm < 1.0
+    shifted = cv2.warpAffine(img, np.float32([[1, 0, 6], [0, 1, 0]]),
+                             (img.shape[1], img.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+    assert check(shifted, calib).status == "moved"
