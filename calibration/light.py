@@ -26,6 +26,11 @@ import numpy as np
 from .result import Calibration
 
 MIN_LUX = 520.0  # [000 Tavolo 9]
+#: a reading this close above :data:`MIN_LUX` (share) is within the meter's own error
+#: (its worst cell per scene, median / 99th percentile: 3.2% / 6.7% over seeds 0-199,
+#: 3.5% / 8.4% over 200-399, docs/bench/light*.md): said so, not flagged. Benchmark
+#: scene 487's darkest cell is 514 lux and was read 527
+NEAR_MIN_SHARE = 0.05
 CELLS = (20, 10)  # along x, along y
 CELL_TRIM = (25.0, 75.0)  # a cell's level: the mean of its cloth pixels between these percentiles
 WEAR_GREY = 1.3  # worn fibre's brightness over the cloth's mean channel (assumed; see wear_factor)
@@ -163,6 +168,13 @@ class LightReading:
     @property
     def under_minimum(self) -> bool:
         return self.calibrated and self.status == "ok" and self.lux_min < MIN_LUX
+
+    @property
+    def near_minimum(self) -> bool:
+        """Read at or over the minimum, but within the meter's own error of it: a hand
+        meter at the darkest place settles it."""
+        return (self.calibrated and self.status == "ok"
+                and MIN_LUX <= self.lux_min < MIN_LUX * (1 + NEAR_MIN_SHARE))
 
     def record(self) -> dict:
         """The fields of a ``light`` event."""
@@ -485,6 +497,13 @@ class LightMeter:
         if r.under_minimum:
             r.warnings.append(f"light under {MIN_LUX:.0f} lux on part of the cloth "
                               f"(minimum {r.lux_min:.0f} lux) [000 Tavolo 9]")
+        elif r.near_minimum:
+            i, j = np.unravel_index(np.nanargmin(cells), cells.shape)
+            r.warnings.append(f"light near {MIN_LUX:.0f} lux on part of the cloth (minimum "
+                              f"{r.lux_min:.0f} lux, within the meter's "
+                              f"{NEAR_MIN_SHARE:.0%}, at x {self.x[i]:.0f} mm, y "
+                              f"{self.y[j]:.0f} mm): check it there with a lux meter "
+                              "[000 Tavolo 9]")
         return r
 
     def observe(self, frame: np.ndarray) -> tuple[LightReading, bool]:
