@@ -442,7 +442,10 @@ def _find_cloth(image: np.ndarray, blur: int) -> ClothRegion:
         # cloth whose colour the floor shares): the clusters joined by hue, if any
         if fallback is None or isinstance(exc, _Overexposed):
             raise
-        return _outline(found, fallback, fallback_members)
+        try:
+            return _outline(found, fallback, fallback_members)
+        except CalibrationError:
+            raise exc from None  # the most cloth-like region's reason
 
 
 @dataclass
