@@ -39,7 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_light import read_light  # noqa: E402
-from bench.rows import add_row_options, read_rows, run_rows, write_summary  # noqa: E402
+from bench.rows import add_row_options, read_seed_rows, run_rows, write_summary  # noqa: E402
 from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
@@ -353,8 +353,7 @@ def main() -> int:
     add_row_options(ap, "docs/bench/calibration.md")
     args = ap.parse_args()
     if args.summarise:
-        rows = read_rows(args.summarise)
-        rows = sorted({r["seed"]: r for r in rows}.values(), key=lambda r: r["seed"])
+        rows = read_seed_rows(args.summarise)
         write_summary(args.out, summarise(rows, args.label), len(rows))
         return 0
     if args.principal_sd is not None:

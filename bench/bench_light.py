@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.rows import add_row_options, read_rows, run_rows, write_summary  # noqa: E402
+from bench.rows import add_row_options, read_seed_rows, run_rows, write_summary  # noqa: E402
 from calibration import Calibration, CameraModel, LightMeter  # noqa: E402
 from calibration.light import MIN_LUX  # noqa: E402
 from simworld.render import BALL_LAYOUTS, calibration_scene  # noqa: E402
@@ -120,8 +120,7 @@ def main() -> int:
     add_row_options(ap, "docs/bench/light.md")
     args = ap.parse_args()
     if args.summarise:
-        rows = sorted({r["seed"]: r for r in read_rows(args.summarise)}.values(),
-                      key=lambda r: r["seed"])
+        rows = read_seed_rows(args.summarise)
     else:
         rows = run_rows(list(range(args.start, args.start + args.n)),
                         lambda seed: evaluate(seed, args.balls),

@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.rows import add_row_options, read_rows, run_rows, write_summary  # noqa: E402
+from bench.rows import add_row_options, read_seed_rows, run_rows, write_summary  # noqa: E402
 from calibration import calibrate_image, check  # noqa: E402
 from calibration.check import MOVED_MM  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
@@ -136,8 +136,7 @@ def main() -> int:
     add_row_options(ap, "docs/bench/recheck.md")
     args = ap.parse_args()
     if args.summarise:
-        rows = sorted({r["seed"]: r for r in read_rows(args.summarise)}.values(),
-                      key=lambda r: r["seed"])
+        rows = read_seed_rows(args.summarise)
     else:
         rows = run_rows(list(range(args.start, args.start + args.n)), evaluate,
                         lambda r: f"seed {r['seed']}: calibrated={r.get('calibrated')} "

@@ -28,6 +28,12 @@ def read_rows(paths: list[str]) -> list[dict]:
     return rows
 
 
+def read_seed_rows(paths: list[str]) -> list[dict]:
+    """:func:`read_rows` of runs split by seed: one row per seed (the last kept), in
+    seed order."""
+    return sorted({r["seed"]: r for r in read_rows(paths)}.values(), key=lambda r: r["seed"])
+
+
 def keep_row(path: str | None, row: dict) -> None:
     """Append ``row`` to ``path`` at once, so a run stopped midway loses nothing."""
     if path:

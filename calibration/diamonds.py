@@ -105,10 +105,8 @@ def grain_tophat(gray: np.ndarray, ppm: float, H: np.ndarray, table: Table,
     (the cloth outline's homography): it gives each rail's direction and band. Its
     centroids are a little looser than the square top-hat's on plain rails, so it is
     a fallback (:func:`calibration.fit._find_sights`)."""
-    th = diamond_tophat(gray, ppm, cache).copy()
-    k = int(max(5, round(40 * ppm))) | 1
-    opened_sq = cv2.morphologyEx(gray, cv2.MORPH_OPEN,
-                                 cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    square = diamond_tophat(gray, ppm, cache)  # gray less its square opening
+    th = square.copy()
     length = int(max(5, round(GRAIN_LINE_MM * ppm))) | 1
     h, w = gray.shape
     L, W, off = table.length, table.width, table.diamond_offset
@@ -133,7 +131,8 @@ def grain_tophat(gray: np.ndarray, ppm: float, H: np.ndarray, table: Table,
             continue
         roi = gray[y0:y1, x0:x1]
         opened = cv2.morphologyEx(roi, cv2.MORPH_OPEN, _line_kernel(length, angle))
-        grainless = roi.astype(np.float32) - np.maximum(opened, opened_sq[y0:y1, x0:x1])
+        level = roi.astype(np.float32)
+        grainless = level - np.maximum(opened, level - square[y0:y1, x0:x1])
         mask = np.zeros(roi.shape, np.uint8)
         cv2.fillConvexPoly(mask, np.round((poly - (x0, y0)) * 16).astype(np.int32), 1,
                            shift=4)

@@ -344,13 +344,6 @@ class LightMeter:
         inside = (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
         self._inside = inside.reshape(nx, ny, k * k)
 
-    def _cell_pixels(self, frame: np.ndarray) -> np.ndarray:
-        """Each cell's sampled pixels, ``(nx, ny, m, 3)`` BGR."""
-        nx, ny, m, _ = self._px.shape
-        grid = self._px.reshape(nx * ny, m, 2)  # rows x cols both within remap's limits
-        return cv2.remap(frame, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR).reshape(
-            nx, ny, m, 3)
-
     def _near_clip(self, frame: np.ndarray, i: int, j: int) -> bool:
         """Whether cell (i, j)'s brightest channel has its median at NEAR_CLIP or more."""
         px = self._px[i, j][self._inside[i, j]]
@@ -360,7 +353,9 @@ class LightMeter:
         return bool(np.median(bgr.reshape(-1, 3).max(axis=-1)) >= NEAR_CLIP)
 
     def _cell_values(self, frame: np.ndarray) -> np.ndarray:
-        bgr = self._cell_pixels(frame)
+        nx, ny, m, _ = self._px.shape
+        grid = self._px.reshape(nx * ny, m, 2)  # rows x cols both within remap's limits
+        bgr = cv2.remap(frame, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR).reshape(nx, ny, m, 3)
         lin = linear_light(bgr, self.gamma)
         lum = lin @ LUMA_BGR
         lum = lum / np.maximum(1.0 - self.vignette * self._r2, 0.2)
