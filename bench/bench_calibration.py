@@ -43,7 +43,7 @@ from bench.rows import add_row_options, read_seed_rows, run_rows, write_summary 
 from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
-from calibration.fit import MAX_PREDICTED_MM, ball_centre_height  # noqa: E402
+from calibration.fit import ball_centre_height, max_predicted_mm  # noqa: E402
 from calibration.light import MIN_LUX  # noqa: E402
 from simworld.render import BALL_LAYOUTS, calibration_scene  # noqa: E402
 from simworld.render.renderer import GAMMA  # noqa: E402
@@ -118,6 +118,7 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
                predicted=calib.quality.get("predicted_max_error_mm"),
                predicted_ball=calib.quality.get("predicted_ball_error_mm"),
                lens_chi2=calib.quality.get("lens_chi2"),
+               sights=calib.sights, grain=calib.grain,
                k1=[float(calib.camera.dist[0]), float(truth.dist[0])])
     # light
     lux = np.asarray(truth.lux, float)
@@ -289,7 +290,8 @@ def _ok_at_ball_centres(row: dict) -> bool:
     reason not to be is the cloth plane's predicted error, and the balls' is under the
     limit."""
     pred = row.get("predicted_ball")
-    if pred is None or pred > MAX_PREDICTED_MM:
+    lens = row.get("lens")
+    if pred is None or pred > max_predicted_mm(bool(lens) and "error" not in lens):
         return False
     return bool(row.get("ok")) or all(x.startswith("predicted error")
                                       for x in row.get("reasons") or ["refused"])
