@@ -563,3 +563,18 @@ def test_halos_beside_black_sights_are_not_taken_for_white_ones():
     assert calib.sights == "dark" and calib.table == disc.table.name
     xy, px = grid_truth(disc.table, cam)
     assert np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max() < 3.0
+
+
+def test_most_diamonds_found_loosely_beat_a_few_found_well():
+    """Benchmark scene 668: a strongly bent 1920-px view (k1 -0.18), a score graphic
+    over half a rail. Grey finds 18 of the 20 sights, but the rail model leaves them at
+    1.2 px; the black sights' image finds 6 stray blobs at 0.8 px, and was taken for
+    sitting better: refused for 6 diamonds. A fit on fewer than half the diamonds is
+    refused anyway, so grey's is taken, and the mapping is right (unaided its promise
+    is 3.1 mm; with the lens measured 0.9 mm, 0.14 mm true)."""
+    disc, cam, _, img, _ = render.calibration_scene(668)
+    calib = calibrate_image(img, strict=False)
+    assert calib.sights == "light"
+    assert calib.quality["diamonds_found"] >= 0.6 * calib.quality["diamonds_expected"]
+    xy, px = grid_truth(disc.table, cam)
+    assert np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max() < 3.0
