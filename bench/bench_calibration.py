@@ -39,7 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_light import read_light  # noqa: E402
-from bench.rows import add_row_options, read_seed_rows, run_rows, write_summary  # noqa: E402
+from bench.rows import add_row_options, seed_rows, write_summary  # noqa: E402
 from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
@@ -374,22 +374,17 @@ def main() -> int:
                     "width; default calibration.fit.PRINCIPAL_SD); 0 holds it at the "
                     "frame's centre, as cueref did before 8365bcd")
     ap.add_argument("--rejudge", action="store_true",
-                    help="with --summarise: judge the rows' predicted errors against "
+                    help="judge the rows' predicted errors against "
                     "today's bar (calibration.fit.max_predicted_mm), for rows kept "
                     "before the bar changed")
     add_row_options(ap, "docs/bench/calibration.md")
     args = ap.parse_args()
-    if args.summarise:
-        rows = read_seed_rows(args.summarise)
-        if args.rejudge:
-            rows = [rejudge(r) for r in rows]
-        write_summary(args.out, summarise(rows, args.label), len(rows))
-        return 0
-    if args.principal_sd is not None:
+    if args.principal_sd is not None and not args.summarise:
         import calibration.fit
 
         # 1e-6 of the width: a thousandth of a pixel, the centre to every purpose
         calibration.fit.PRINCIPAL_SD = max(args.principal_sd, 1e-6)
+
     def one(seed: int) -> dict:
         r = evaluate(seed, args.max_tilt, args.camera_height_sd, args.balls, args.width,
                      args.principal_offset, args.lens)
@@ -397,13 +392,14 @@ def main() -> int:
             r["principal_sd"] = args.principal_sd
         return r
 
-    rows = run_rows(list(range(args.start, args.start + args.n)), one,
-                    lambda r: f"seed {r['seed']} {r['discipline']}: ok={r.get('ok')} "
-                    f"max={r.get('err_max', float('nan')):.2f} mm t={r['time']:.2f}s "
-                    f"lux={r.get('lux_rel_max', float('nan')):.3f}", args.jsonl)
+    rows = seed_rows(args, one,
+                     lambda r: f"seed {r['seed']} {r['discipline']}: ok={r.get('ok')} "
+                     f"max={r.get('err_max', float('nan')):.2f} mm t={r['time']:.2f}s "
+                     f"lux={r.get('lux_rel_max', float('nan')):.3f}")
+    if args.rejudge:
+        rows = [rejudge(r) for r in rows]
     write_summary(args.out, summarise(rows, args.label), len(rows))
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

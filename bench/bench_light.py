@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.rows import add_row_options, read_seed_rows, run_rows, write_summary  # noqa: E402
+from bench.rows import add_row_options, seed_rows, write_summary  # noqa: E402
 from calibration import Calibration, CameraModel, LightMeter  # noqa: E402
 from calibration.light import MIN_LUX  # noqa: E402
 from simworld.render import BALL_LAYOUTS, calibration_scene  # noqa: E402
@@ -119,13 +119,9 @@ def main() -> int:
     ap.add_argument("--balls", choices=BALL_LAYOUTS, default="opening")
     add_row_options(ap, "docs/bench/light.md")
     args = ap.parse_args()
-    if args.summarise:
-        rows = read_seed_rows(args.summarise)
-    else:
-        rows = run_rows(list(range(args.start, args.start + args.n)),
-                        lambda seed: evaluate(seed, args.balls),
-                        lambda r: f"seed {r['seed']}: "
-                        f"lux={r.get('lux_rel_max', float('nan')):.3f}", args.jsonl)
+    rows = seed_rows(args, lambda seed: evaluate(seed, args.balls),
+                     lambda r: f"seed {r['seed']}: "
+                     f"lux={r.get('lux_rel_max', float('nan')):.3f}")
     write_summary(args.out, summarise(rows, args.label), len(rows))
     return 0
 

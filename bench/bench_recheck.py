@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.rows import add_row_options, read_seed_rows, run_rows, write_summary  # noqa: E402
+from bench.rows import add_row_options, seed_rows, write_summary  # noqa: E402
 from calibration import calibrate_image, check  # noqa: E402
 from calibration.check import MOVED_MM  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
@@ -135,12 +135,9 @@ def main() -> int:
     ap.add_argument("--start", type=int, default=0)
     add_row_options(ap, "docs/bench/recheck.md")
     args = ap.parse_args()
-    if args.summarise:
-        rows = read_seed_rows(args.summarise)
-    else:
-        rows = run_rows(list(range(args.start, args.start + args.n)), evaluate,
-                        lambda r: f"seed {r['seed']}: calibrated={r.get('calibrated')} "
-                        f"same={r.get('same')} bumped={r.get('bumped')}", args.jsonl)
+    rows = seed_rows(args, evaluate,
+                     lambda r: f"seed {r['seed']}: calibrated={r.get('calibrated')} "
+                     f"same={r.get('same')} bumped={r.get('bumped')}")
     write_summary(args.out, summarise(rows, args.label), len(rows))
     return 0
 

@@ -53,6 +53,15 @@ def run_rows(jobs: list, evaluate, describe, jsonl: str | None) -> list[dict]:
     return rows
 
 
+def seed_rows(args, evaluate, describe) -> list[dict]:
+    """The rows of a benchmark over seeds ``--start`` .. ``--start + --n``: those kept by
+    earlier runs (``--summarise``), or a run's (:func:`run_rows`)."""
+    if args.summarise:
+        return read_seed_rows(args.summarise)
+    return run_rows(list(range(args.start, args.start + args.n)), evaluate, describe,
+                    args.jsonl)
+
+
 def write_summary(path: str, text: str, n_rows: int) -> None:
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)

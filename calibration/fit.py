@@ -51,11 +51,6 @@ MAX_PREDICTED_MM = 2.5  # predicted (3 sigma) cloth error above this: do not tru
 #: with the lens measured, at most 0.78 times in 600 benchmark scenes, so the prediction
 #: itself is the bar (docs/calibration.md, "The lens, measured once")
 MAX_PREDICTED_LENS_MM = 3.0
-
-
-def max_predicted_mm(lens_given: bool) -> float:
-    """The predicted error (mm) above which a calibration is not trusted."""
-    return MAX_PREDICTED_LENS_MM if lens_given else MAX_PREDICTED_MM
 #: a fit that ran out of steps with its diamonds this far off has not found the camera
 #: (a few diamonds of a low side view, a wrong geometry): refitting it only costs time
 DIVERGED_RMS_MM = 20.0
@@ -74,6 +69,11 @@ PRINCIPAL_SD = 0.005
 # (benchmark: the right geometry 0.1-0.4 px, the others 1.4-2.5 px)
 PRUNE_RMS_RATIO = 3.0
 PRUNE_RMS_PX = 0.8
+
+
+def max_predicted_mm(lens_given: bool) -> float:
+    """The predicted error (mm) above which a calibration is not trusted."""
+    return MAX_PREDICTED_LENS_MM if lens_given else MAX_PREDICTED_MM
 
 
 def diamond_names(table: Table) -> list[str]:
