@@ -86,9 +86,13 @@ def summarise(rows: list[dict], label: str) -> str:
     dim = [r for r in read if r["truth_under"]]
     false = [r for r in read if r["flagged"] and not r["truth_under"]]
     maxes = [r["lux_rel_max"] for r in read]
+    head = [f"# Light meter benchmark ({len(rows)} scenes, balls: {rows[0]['balls']})", "",
+            *([label, ""] if label else [])]
+    if not read:  # every scene in auto exposure, or none readable: no figures to give
+        return "\n".join([*head, f"No scene read: {len(rows) - len(fixed)} of {len(rows)} "
+                           "in auto exposure, the rest unreadable.", ""])
     lines = [
-        f"# Light meter benchmark ({len(rows)} scenes, balls: {rows[0]['balls']})", "",
-        *([label, ""] if label else []),
+        *head,
         "`python bench/bench_light.py` (the true camera as the calibration: the meter "
         "alone). One lux-meter reading at the measurable cell nearest the centre that the "
         "meter accepts (not near clipping).", "",

@@ -176,3 +176,14 @@ def test_light_just_over_the_minimum_is_called_near_it():
     i, j = np.unravel_index(np.argmin(lux), lux.shape)
     where = f"at x {truth.lux_x[i]:.0f} mm, y {truth.lux_y[j]:.0f} mm"
     assert any("near 520 lux" in w and where in w for w in reading.warnings)
+
+
+def test_light_benchmark_summary_of_auto_exposure_scenes_only_says_nothing_was_read():
+    """A run whose every scene is in auto exposure has no lux to summarise: the summary
+    says so instead of failing on an empty list (it did, with ``--n 1 --start 3``)."""
+    from bench.bench_light import summarise
+
+    rows = [{"seed": s, "balls": "opening", "auto_exposure": True} for s in (3, 4)]
+    text = summarise(rows, "")
+    assert "No scene read: 2 of 2 in auto exposure" in text
+    assert "worst cell" not in text
