@@ -119,7 +119,7 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
                predicted_ball=calib.quality.get("predicted_ball_error_mm"),
                lens_chi2=calib.quality.get("lens_chi2"),
                diamond_rms=calib.quality.get("diamond_rms_mm"),
-               sights=calib.sights, grain=calib.grain,
+               sights=calib.sights, grain=calib.grain, lettering=calib.lettering,
                k1=[float(calib.camera.dist[0]), float(truth.dist[0])])
     # light
     lux = np.asarray(truth.lux, float)

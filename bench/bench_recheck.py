@@ -54,7 +54,8 @@ def evaluate(seed: int) -> dict:
     except CalibrationError as exc:
         row.update(calibrated=False, refused=str(exc))
         return row
-    row.update(calibrated=calib.ok, sights=calib.sights, grain=calib.grain)
+    row.update(calibrated=calib.ok, sights=calib.sights, grain=calib.grain,
+               lettering=calib.lettering)
     if not calib.ok:
         return row
     t0 = time.perf_counter()

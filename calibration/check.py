@@ -15,7 +15,7 @@ import numpy as np
 
 from .camera import work_copy
 from .detect import sight_image, tophat
-from .diamonds import find_diamond, grain_tophat
+from .diamonds import find_diamond, grain_tophat, lettering_tophat
 from .result import Calibration
 
 MOVED_MM = 2.5  # median diamond shift above this: the camera moved
@@ -78,6 +78,8 @@ def check(frame: np.ndarray, calib: Calibration) -> CheckResult:
     if calib.grain:  # pearl sights among light wood's streaks: the grain taken out
         H, _ = cv2.findHomography(np.asarray(t.diamonds, float), exp_px)  # lens and all
         th = grain_tophat(sights, ppm, H, t, {})
+    elif calib.lettering:  # pearl sights between a sponsor's letters: the local median
+        th = lettering_tophat(sights, ppm, {})
     else:
         th = tophat(sights, 45 * ppm)
     min_peak = 10.0

@@ -1064,12 +1064,14 @@ def _pockets_seen(gray: np.ndarray, cam: CameraModel, table: Table, cloth_level:
 
 def _search(sights: np.ndarray, region: ClothRegion, size, thorough: bool = False,
             searches: dict[str, DiamondSearch] | None = None, cache: dict | None = None,
-            outline: str = "cloth", grain: bool = False) -> dict[str, DiamondSearch]:
+            outline: str = "cloth", grain: bool = False, lettering: bool = False
+            ) -> dict[str, DiamondSearch]:
     """Each table geometry's diamonds found in ``sights`` (:func:`sight_image`): the
     strongest blob near each diamond, on the geometries ``searches`` lacks, or
     (``thorough``, on those it has not found mostly) every blob near each, for sponsor
     lettering on the rails. ``outline``: what the cloth region's quadrilateral outlines
-    (:data:`calibration.diamonds.OUTLINES`)."""
+    (:data:`calibration.diamonds.OUTLINES`); ``grain``, ``lettering``: the top-hat
+    (:func:`calibration.diamonds.locate_diamonds`)."""
     cache = {} if cache is None else cache  # the top-hat, per scale
     searches = {} if searches is None else searches
     for rep in GEOMETRY_GROUPS:
@@ -1077,7 +1079,7 @@ def _search(sights: np.ndarray, region: ClothRegion, size, thorough: bool = Fals
             continue  # (the search would end where it did)
         try:
             search = locate_diamonds(sights, cache, region.quad, TABLES[rep], size,
-                                     thorough, outline, grain)
+                                     thorough, outline, grain, lettering)
         except (np.linalg.LinAlgError, ValueError, cv2.error):
             continue
         if search is None:
@@ -1134,7 +1136,7 @@ GRAIN_GAIN = 0.2
 
 
 def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
-                 ) -> tuple[str, bool, dict[str, DiamondSearch]]:
+                 ) -> tuple[str, str, dict[str, DiamondSearch]]:
     """Which sights the rails carry (:data:`calibration.detect.SIGHTS`), and each
     geometry's diamonds found as such: white ones in grey, the strongest blob near
     each diamond; then black ones on a light rail (maple, beech), never found in grey,
@@ -1155,12 +1157,15 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     When none of these is clean, grey and then the darkest channel are searched again
     with the rails' grain taken out (:func:`calibration.diamonds.grain_tophat`): pearl
     sights 10 mm across, 3 px at 1280 px, among maple's streaks (benchmark scenes 218,
-    140 and 367: 10, 5 and 6 sights found well in grey, 18, 18 and 20 so). The second
-    value returned says so (the re-check takes the grain out too). Such a search is
+    140 and 367: 10, 5 and 6 sights found well in grey, 18, 18 and 20 so). Such a search is
     taken only when clean and when it finds :data:`GRAIN_GAIN` of the diamonds more
     than the others: its centroids are looser, and where a score graphic hid most of a
     rail it found 15 sights, too few on that rail to hold the fit, where the darkest
-    channel's 14 held it (scene 332)."""
+    channel's 14 held it (scene 332). Last, on the same terms, the darkest channel over
+    its local median, every blob near each (:func:`calibration.diamonds.lettering_tophat`):
+    pearl sights between a sponsor's dark letters on light wood.
+    The second value returned is the top-hat's background, for the re-check to use the
+    same: ``square``, ``grain`` or ``lettering``."""
     cache: dict = {}
     searches = _search(gray, region, size, cache=cache)
     if _clean(searches):
@@ -1171,24 +1176,24 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
             # geometry; its black sights at 0.26 px)
             dark = _search(sight_image(image, "dark"), region, size)
             if _clean(dark) and _tightest(dark) < _tightest(searches):
-                return "dark", False, dark
-        return "light", False, searches
+                return "dark", "square", dark
+        return "light", "square", searches
     rails = _rails_outlined(gray, region, size, cache)
     if rails:
         _search(gray, region, size, searches=rails, cache=cache, outline="rails")
         if _clean(rails):
-            return "light", False, rails
+            return "light", "square", rails
     dark_image = sight_image(image, "dark")
     dark = _search(dark_image, region, size)
     if _clean(dark):
-        return "dark", False, dark
+        return "dark", "square", dark
     _search(gray, region, size, thorough=True, searches=searches, cache=cache)
     if _clean(searches):
-        return "light", False, searches
+        return "light", "square", searches
     pale_image = sight_image(image, "pale")
     pale = _search(pale_image, region, size)
     if _clean(pale):
-        return "pale", False, pale
+        return "pale", "square", pale
     if (dark and not any(_most_found(searches, rep) for rep in searches)
             and _found_share(dark) >= _well_found(pale)):
         # black sights between dark words on the rail: every blob, letters refused (not
@@ -1198,15 +1203,22 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
         # benchmark scene 796, 11 pearl sights against 6 blobs, 1 s saved)
         _search(dark_image, region, size, thorough=True, searches=dark)
         if _clean(dark):
-            return "dark", False, dark
+            return "dark", "square", dark
     tried = {"light": searches, "dark": dark, "pale": pale}
     best = _best_of(tried)
     for name, sights, kept in (("light", gray, cache), ("pale", pale_image, {})):
         # light wood's grain, streaked along the rail, taken out (scenes 218, 367)
         grained = _search(sights, region, size, cache=kept, grain=True)
         if _clean(grained) and _well_found(grained) >= _well_found(tried[best]) + GRAIN_GAIN:
-            return name, True, grained
-    return best, False, tried[best]
+            return name, "grain", grained
+    # pearl sights between a sponsor's dark letters on light wood: the local median as
+    # the background, every blob near each (scenes 711, 958)
+    lettered = _search(pale_image, region, size, lettering=True)
+    if not _clean(lettered):
+        _search(pale_image, region, size, thorough=True, searches=lettered, lettering=True)
+    if _clean(lettered) and _well_found(lettered) >= _well_found(tried[best]) + GRAIN_GAIN:
+        return "pale", "lettering", lettered
+    return best, "square", tried[best]
 
 
 def _rails_outlined(gray: np.ndarray, region: ClothRegion, size, cache: dict
@@ -1304,7 +1316,7 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     group_of = {n: rep for rep, names in GEOMETRY_GROUPS.items() for n in names}
     given_rep = group_of[table] if table is not None else None
-    sights, grain, searches = _find_sights(image, gray, region, size)
+    sights, background, searches = _find_sights(image, gray, region, size)
     attempts = _attempts(searches, region, size, given_rep, lens)
     if not attempts:
         raise CalibrationError("table not recognised: the rails' diamonds were not found "
@@ -1329,7 +1341,8 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
         a = attempts[best_rep]
         chosen_name = _variant_by_lines(gray, a, GEOMETRY_GROUPS[best_rep])
     calib = _finish(image, gray, region, a, chosen_name, size, cloth_level, height)
-    calib.sights, calib.grain = sights, grain
+    calib.sights = sights
+    calib.grain, calib.lettering = background == "grain", background == "lettering"
     calib.lens = lens
     if strict and not calib.ok:
         raise CalibrationError("calibration not trusted: " + "; ".join(calib.quality["reasons"]))

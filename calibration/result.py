@@ -36,6 +36,7 @@ class Calibration:
     warnings: list[str] = field(default_factory=list)
     sights: str = "light"  # the rails' sights as found (detect.sight_image)
     grain: bool = False  # the rails' grain was taken out first (diamonds.grain_tophat)
+    lettering: bool = False  # the background was the local median (diamonds.lettering_tophat)
     lens: Lens | None = None  # the measured lens the fit was held to (calibration.lens)
 
     @property
@@ -71,6 +72,7 @@ class Calibration:
             "edge_offsets_mm": {k: round(v, 2) for k, v in self.edge_offsets.items()},
             "sights": self.sights,
             "grain": self.grain,
+            "lettering": self.lettering,
             "cloth": self.cloth.to_dict() if self.cloth else None,
             "photometry": self.photometry,
             "warnings": self.warnings,
@@ -106,6 +108,7 @@ class Calibration:
                    photometry=dict(d.get("photometry", {})),
                    warnings=list(d.get("warnings", [])),
                    sights=d.get("sights", "light"), grain=bool(d.get("grain", False)),
+                   lettering=bool(d.get("lettering", False)),
                    lens=Lens.from_dict(d["lens"], f"{where}: lens") if d.get("lens")
                    else None)
 
