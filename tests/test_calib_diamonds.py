@@ -197,3 +197,25 @@ def test_pearl_sights_among_maple_grain_are_found_with_the_grain_taken_out(seed)
     # each within 6 mm of its true place (3 px diamonds among grain: a few mm is the
     # centroid's scatter), none a grain streak taken elsewhere on the rail
     assert distance_to_truth(grained.found, truth).max() < 6.0 * ppm
+
+
+@pytest.mark.parametrize("seed", [711, 958])
+def test_pearl_sights_between_dark_letters_are_found_over_the_local_median(seed):
+    """Pool 51 on light wood, each pearl sight 6-10 px from a sponsor's dark letters
+    ("GRAND PRIX" at 1280 px, "BILLIARD CLUB" at 1920 px). The square top-hat's opening
+    takes the letters' dark as the background, and the wood between the strokes is as
+    bright as a sight: every blob near each put at most half the sights on one rail
+    model. Over the local median (`lettering_tophat`), every blob near each puts nearly
+    all of them there, each on its true place."""
+    disc, cam, look, img, _ = render.calibration_scene(seed)
+    assert min(look.wood) > 0.1 and look.rail_text  # lettering on a light rail
+    pale = img.min(axis=2)
+    quad = find_cloth(img).quad
+    table = TABLES[geometry_of(disc.table.name)]
+    size = (img.shape[1], img.shape[0])
+    truth = true_diamonds(disc.table, cam)
+    square = dmod.locate_diamonds(pale, {}, quad, table, size)
+    lettered = dmod.locate_diamonds(pale, {}, quad, table, size, lettering=True)
+    assert square is None or len(square.found) <= 0.5 * len(table.diamonds)
+    assert len(lettered.found) >= 0.9 * len(table.diamonds)
+    assert distance_to_truth(lettered.found, truth).max() < 1.5
