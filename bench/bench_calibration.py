@@ -43,7 +43,7 @@ from bench.rows import add_row_options, seed_rows, write_summary  # noqa: E402
 from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
-from calibration.fit import ball_centre_height, max_predicted_mm  # noqa: E402
+from calibration.fit import ball_centre_height, max_predicted_mm, max_rms_mm  # noqa: E402
 from calibration.light import MIN_LUX  # noqa: E402
 from simworld.render import BALL_LAYOUTS, calibration_scene  # noqa: E402
 from simworld.render.renderer import GAMMA  # noqa: E402
@@ -295,16 +295,25 @@ def _lens_given(row: dict) -> bool:
 
 
 def rejudge(row: dict) -> dict:
-    """``row`` with ``ok`` and ``reasons`` as today's bar on the predicted error
-    (:func:`calibration.fit.max_predicted_mm`) would have them: only the predicted
-    error's reason is judged again, every other reason stands."""
+    """``row`` with ``ok`` and ``reasons`` as today's bars on the predicted error and
+    the diamonds' RMS (:func:`calibration.fit.max_predicted_mm`, :func:`~calibration.fit.
+    max_rms_mm`) would have them: only those two reasons are judged again, every other
+    reason stands. A row without ``diamond_rms`` (before 3ea22bd) has its RMS in its
+    reason, or under the old bar of 1.2 mm, under today's too."""
     pred = row.get("predicted")
     if pred is None or row.get("reasons") is None:
         return row  # refused before any fit, or no self-check
-    bar = max_predicted_mm(_lens_given(row))
-    reasons = [x for x in row["reasons"] if not x.startswith("predicted error")]
-    if pred > bar:
-        reasons.append(f"predicted error {pred:.1f} mm > {bar} mm")
+    lens = _lens_given(row)
+    judged = ("predicted error", "diamond residual")
+    rms = row.get("diamond_rms")
+    for x in row["reasons"]:
+        if x.startswith("diamond residual"):
+            rms = float(x.split()[2])  # "diamond residual 1.25 mm RMS > 1.2 mm"
+    reasons = [x for x in row["reasons"] if not x.startswith(judged)]
+    if rms is not None and rms > max_rms_mm(lens):
+        reasons.insert(0, f"diamond residual {rms:.2f} mm RMS > {max_rms_mm(lens)} mm")
+    if pred > max_predicted_mm(lens):
+        reasons.append(f"predicted error {pred:.1f} mm > {max_predicted_mm(lens)} mm")
     return {**row, "ok": not reasons, "reasons": reasons, "rejudged": True}
 
 
