@@ -384,9 +384,9 @@ def main() -> int:
                     "width; default calibration.fit.PRINCIPAL_SD); 0 holds it at the "
                     "frame's centre, as cueref did before 8365bcd")
     ap.add_argument("--rejudge", action="store_true",
-                    help="judge the rows' predicted errors against "
-                    "today's bar (calibration.fit.max_predicted_mm), for rows kept "
-                    "before the bar changed")
+                    help="judge the rows' predicted errors and diamond RMS against "
+                    "today's bars (calibration.fit.max_predicted_mm, max_rms_mm), for "
+                    "rows kept before a bar changed")
     add_row_options(ap, "docs/bench/calibration.md")
     args = ap.parse_args()
     if args.principal_sd is not None and not args.summarise:

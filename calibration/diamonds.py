@@ -45,6 +45,9 @@ TEXT_GAP_MM = 4.5
 #: what the cloth quadrilateral given to :func:`locate_diamonds` outlines: the cloth
 #: (its edge somewhat beyond the cushion noses) or the rails' outer edge
 OUTLINES = ("cloth", "rails")
+#: what a sight's top-hat takes as its background (:func:`locate_diamonds`): the
+#: square opening, that with the rails' grain taken out, or the local median
+BACKGROUNDS = ("square", "grain", "lettering")
 
 
 def table_corners(table: Table, c: float = 0.0) -> np.ndarray:
@@ -526,8 +529,8 @@ def _fit_candidates(th: np.ndarray, table: Table, pairs: list[tuple[int, np.ndar
 
 def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: Table,
                     size: tuple[int, int], thorough: bool = True,
-                    outline: str = "cloth", grain: bool = False,
-                    lettering: bool = False) -> DiamondSearch | None:
+                    outline: str = "cloth", background: str = "square"
+                    ) -> DiamondSearch | None:
     """The diamonds of ``table`` around the cloth quadrilateral ``quad`` (px, as found
     by :func:`calibration.detect.find_cloth`), or None when too few are seen.
 
@@ -537,11 +540,15 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
     stops after the strongest blobs (a caller trying several geometries tries the
     others harder only when none of them is found that way). ``outline="rails"``: the
     quadrilateral is the rails' outer edge (rails of the cloth's own colour, which the
-    cloth's region took in). ``grain``: the rails' grain is taken out of the top-hat
-    first (:func:`grain_tophat`). ``lettering``: the background is the local median
-    instead (:func:`lettering_tophat`)."""
+    cloth's region took in). ``background`` (:data:`BACKGROUNDS`): the top-hat's
+    square opening (:func:`diamond_tophat`), with the rails' grain taken out
+    (``grain``, :func:`grain_tophat`), or the local median (``lettering``,
+    :func:`lettering_tophat`)."""
     if outline not in OUTLINES:
         raise ValueError(f"unknown outline {outline!r}; known: {', '.join(OUTLINES)}")
+    if background not in BACKGROUNDS:
+        raise ValueError(f"unknown background {background!r}; known: "
+                         f"{', '.join(BACKGROUNDS)}")
     c0 = (table.rail_width if outline == "rails"
           else max(20.0, 2 * table.diamond_offset - table.rail_width))
     start = start_index(quad)
@@ -550,12 +557,12 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
     if H0 is None:
         return None
     ppm = px_per_mm(q, table, c0)
-    if grain:
+    if background == "grain":
         key = ("grain", int(max(5, round(40 * ppm))) | 1, outline, table.name)
         if key not in th_cache:
             th_cache[key] = grain_tophat(gray, ppm, H0, table, th_cache)
         th = th_cache[key]
-    elif lettering:
+    elif background == "lettering":
         th = lettering_tophat(gray, ppm, th_cache)
     else:
         th = diamond_tophat(gray, ppm, th_cache)

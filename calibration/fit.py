@@ -1077,14 +1077,14 @@ def _pockets_seen(gray: np.ndarray, cam: CameraModel, table: Table, cloth_level:
 
 def _search(sights: np.ndarray, region: ClothRegion, size, thorough: bool = False,
             searches: dict[str, DiamondSearch] | None = None, cache: dict | None = None,
-            outline: str = "cloth", grain: bool = False, lettering: bool = False
+            outline: str = "cloth", background: str = "square"
             ) -> dict[str, DiamondSearch]:
     """Each table geometry's diamonds found in ``sights`` (:func:`sight_image`): the
     strongest blob near each diamond, on the geometries ``searches`` lacks, or
     (``thorough``, on those it has not found mostly) every blob near each, for sponsor
     lettering on the rails. ``outline``: what the cloth region's quadrilateral outlines
-    (:data:`calibration.diamonds.OUTLINES`); ``grain``, ``lettering``: the top-hat
-    (:func:`calibration.diamonds.locate_diamonds`)."""
+    (:data:`calibration.diamonds.OUTLINES`); ``background``: the top-hat's
+    (:data:`calibration.diamonds.BACKGROUNDS`)."""
     cache = {} if cache is None else cache  # the top-hat, per scale
     searches = {} if searches is None else searches
     for rep in GEOMETRY_GROUPS:
@@ -1092,7 +1092,7 @@ def _search(sights: np.ndarray, region: ClothRegion, size, thorough: bool = Fals
             continue  # (the search would end where it did)
         try:
             search = locate_diamonds(sights, cache, region.quad, TABLES[rep], size,
-                                     thorough, outline, grain, lettering)
+                                     thorough, outline, background)
         except (np.linalg.LinAlgError, ValueError, cv2.error):
             continue
         if search is None:
@@ -1219,18 +1219,25 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
             return "dark", "square", dark
     tried = {"light": searches, "dark": dark, "pale": pale}
     best = _best_of(tried)
+
+    def beats_best(fallback: dict[str, DiamondSearch]) -> bool:
+        # a fallback's centroids are looser: clean, and a fifth more found than the best
+        return (_clean(fallback)
+                and _well_found(fallback) >= _well_found(tried[best]) + GRAIN_GAIN)
+
     for name, sights, kept in (("light", gray, cache), ("pale", pale_image, {})):
         # light wood's grain, streaked along the rail, taken out (scenes 218, 367)
-        grained = _search(sights, region, size, cache=kept, grain=True)
-        if _clean(grained) and _well_found(grained) >= _well_found(tried[best]) + GRAIN_GAIN:
+        grained = _search(sights, region, size, cache=kept, background="grain")
+        if beats_best(grained):
             return name, "grain", grained
     # pearl sights between a sponsor's dark letters on light wood: the local median as
     # the background (scenes 711, 958), then every blob near each where the strongest
     # found half of a geometry's (958: 13 of 18; 954, black sights: none half, 1.2 s)
-    lettered = _search(pale_image, region, size, lettering=True)
+    lettered = _search(pale_image, region, size, background="lettering")
     if not _clean(lettered) and _found_share(lettered) >= MIN_FOUND:
-        _search(pale_image, region, size, thorough=True, searches=lettered, lettering=True)
-    if _clean(lettered) and _well_found(lettered) >= _well_found(tried[best]) + GRAIN_GAIN:
+        _search(pale_image, region, size, thorough=True, searches=lettered,
+                background="lettering")
+    if beats_best(lettered):
         return "pale", "lettering", lettered
     return best, "square", tried[best]
 

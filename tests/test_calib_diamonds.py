@@ -190,7 +190,8 @@ def test_pearl_sights_among_maple_grain_are_found_with_the_grain_taken_out(seed)
     size = (img.shape[1], img.shape[0])
     truth = true_diamonds(disc.table, cam)
     plain = dmod.locate_diamonds(gray, {}, quad, table, size, thorough=False)
-    grained = dmod.locate_diamonds(gray, {}, quad, table, size, thorough=False, grain=True)
+    grained = dmod.locate_diamonds(gray, {}, quad, table, size, thorough=False,
+                                   background="grain")
     assert plain is None or len(plain.found) <= 0.7 * len(table.diamonds)
     assert len(grained.found) == len(table.diamonds)
     ppm = grained.ppm
@@ -215,7 +216,7 @@ def test_pearl_sights_between_dark_letters_are_found_over_the_local_median(seed)
     size = (img.shape[1], img.shape[0])
     truth = true_diamonds(disc.table, cam)
     square = dmod.locate_diamonds(pale, {}, quad, table, size)
-    lettered = dmod.locate_diamonds(pale, {}, quad, table, size, lettering=True)
+    lettered = dmod.locate_diamonds(pale, {}, quad, table, size, background="lettering")
     assert square is None or len(square.found) <= 0.5 * len(table.diamonds)
     assert len(lettered.found) >= 0.9 * len(table.diamonds)
     assert distance_to_truth(lettered.found, truth).max() < 1.5
