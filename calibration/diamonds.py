@@ -269,6 +269,92 @@ def _one_per_diamond(r: np.ndarray, ok: np.ndarray, ids: np.ndarray | None) -> n
     return out
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cross products over the last axis (np.cross's checks cost more than the sum)."""
+    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+
+
+def _four_point_homographies(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Homographies (S, 3, 3) taking each sample's four points ``src`` (S, 4, 2) onto
+    ``dst``, up to scale; all zero where three points of a sample lie on a line (a
+    rail's diamonds do). Each side's basis map is built with cross products, so no
+    sample's solve can fail the batch."""
+    def basis(p: np.ndarray) -> np.ndarray:
+        h = np.concatenate([p, np.ones(p.shape[:-1] + (1,))], axis=-1)  # (S, 4, 3)
+        a, b, c, d = h[:, 0], h[:, 1], h[:, 2], h[:, 3]
+        lam = np.stack([np.einsum("si,si->s", _cross(b, c), d),
+                        np.einsum("si,si->s", _cross(c, a), d),
+                        np.einsum("si,si->s", _cross(a, b), d)], axis=-1)
+        scale = np.abs(np.einsum("si,si->s", _cross(a, b), c))
+        ok = (np.abs(lam) > 1e-6 * scale[:, None]).all(axis=-1) & (scale > 0)
+        return np.stack([a, b, c], axis=-1) * lam[:, None, :], ok  # columns a, b, c
+
+    def adjugate(m: np.ndarray) -> np.ndarray:
+        c0, c1, c2 = m[..., 0], m[..., 1], m[..., 2]
+        return np.stack([_cross(c1, c2), _cross(c2, c0), _cross(c0, c1)], axis=-2)
+
+    Bs, ok_s = basis(src)
+    Bd, ok_d = basis(dst)
+    H = Bd @ adjugate(Bs)
+    H[~(ok_s & ok_d)] = 0.0
+    return H
+
+
+def ransac_homography(src: np.ndarray, dst: np.ndarray, tol_px: float, samples: int,
+                      ids: np.ndarray | None = None, seed: int = 0
+                      ) -> np.ndarray | None:
+    """RANSAC homography from ``src`` to ``dst`` (N, 2), its samples drawn and scored
+    all at once: each sample is four distinct diamonds (``ids``: a diamond per pair,
+    several blobs per diamond allowed), one blob each; a sample's score is how many
+    diamonds have a blob within ``tol_px`` (ties: the smaller sum of their distances).
+    The best sample's inliers (nearest blob per diamond) are then fitted by least
+    squares. Seeded: the same input gives the same answer. OpenCV's RANSAC draws one
+    sample at a time (3000 for several blobs per diamond: 40 ms a call, a third of a
+    hard frame's calibration), counts two blobs of one diamond twice and draws samples
+    that repeat a diamond."""
+    src = np.asarray(src, float).reshape(-1, 2)
+    dst = np.asarray(dst, float).reshape(-1, 2)
+    ids = np.arange(len(src)) if ids is None else np.asarray(ids)
+    order = np.argsort(ids, kind="stable")  # work with each diamond's blobs together
+    src, dst, ids = src[order], dst[order], ids[order]
+    uniq, first, count = np.unique(ids, return_index=True, return_counts=True)
+    if len(uniq) < 4:
+        return None
+    rng = np.random.default_rng(seed)
+    pick = np.argsort(rng.random((samples, len(uniq))), axis=1)[:, :4]  # distinct ids
+    chosen = first[pick] + (rng.random((samples, 4)) * count[pick]).astype(int)
+    # normalised coordinates keep the products of the basis maps well scaled
+    Ts, Td = _normalizer(src), _normalizer(dst)
+    sn, dn = _apply(Ts, src), _apply(Td, dst)
+    Hn = _four_point_homographies(sn[chosen], dn[chosen])
+    Hn = Hn[np.abs(Hn).sum(axis=(1, 2)) > 0].astype(np.float32)  # degenerate ones out
+    if not len(Hn):
+        return None
+    x, y = sn[:, 0].astype(np.float32), sn[:, 1].astype(np.float32)
+
+    def row(i: int) -> np.ndarray:  # (S, N): one row of each H applied to every point
+        return Hn[:, i, 0, None] * x + Hn[:, i, 1, None] * y + Hn[:, i, 2, None]
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        w = row(2)
+        dx = row(0) / w - dn[:, 0].astype(np.float32)
+        dy = row(1) / w - dn[:, 1].astype(np.float32)
+        d2 = dx * dx + dy * dy
+    inlier = d2 < np.float32((tol_px * Td[0, 0]) ** 2)  # NaN: out
+    per_id = np.maximum.reduceat(inlier, first, axis=1).sum(axis=1)
+    tied = np.flatnonzero(per_id == per_id.max())
+    if per_id[tied[0]] < 4:
+        return None
+    spread = np.where(inlier[tied], np.sqrt(d2[tied]), 0).sum(axis=1)
+    best = int(tied[np.argmin(spread)])
+    r = np.sqrt(d2[best].astype(float)) / Td[0, 0]
+    mask = _one_per_diamond(r, inlier[best], ids if len(uniq) < len(ids) else None)
+    H, _ = cv2.findHomography(src[mask], dst[mask], 0)
+    return H
+
+
 def _refine(src: np.ndarray, dst: np.ndarray, size, tol_px: float, mask: np.ndarray,
             k0: float, ids: np.ndarray | None = None
             ) -> tuple[RailModel, np.ndarray] | None:
@@ -321,8 +407,7 @@ def fit_rail_model(src_mm: np.ndarray, dst_px: np.ndarray, size: tuple[int, int]
     best, best_fit = None, None
     for k in K_RANSAC:
         u = _undistort(dst, k, size)
-        H, _ = cv2.findHomography(src, u, cv2.RANSAC, tol_px + RANSAC_GRID_PX,
-                                  maxIters=iters, confidence=0.995)
+        H = ransac_homography(src, u, tol_px + RANSAC_GRID_PX, iters, ids)
         if H is None:
             continue
         r = np.linalg.norm(_apply(H, src) - u, axis=1)
@@ -370,20 +455,17 @@ def blob_candidates(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
         return []
     cand = np.where(inside, win, -1.0)
     out: list[tuple[np.ndarray, float]] = []
+    rim = max(2, int(round(3.0 * ppm)))
     for _ in range(max_n + 4):  # a few refused blobs may come before the diamond
         j = int(np.argmax(cand))
         peak = float(cand.flat[j])
         if peak < min_peak:
             break
-        comp_mask = (win >= 0.5 * peak).astype(np.uint8)
-        _, lab = cv2.connectedComponents(comp_mask, connectivity=8)
-        comp = lab == lab.flat[j]
+        blob = _Blob(win, peak, j)
         # this blob is judged once: its fainter rim (under half its peak) goes with it
-        rim = max(2, int(round(3.0 * ppm)))
-        cand[cv2.dilate(comp.astype(np.uint8), np.ones((2 * rim + 1, 2 * rim + 1),
-                                                       np.uint8)) > 0] = -1.0
-        centre = _judge_blob(win, comp, lab, j, (x0, y0, x1, y1), (w, h), ppm, ctx,
-                             peak)
+        sl, comp = blob.mask(rim)
+        cand[sl][cv2.dilate(comp, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0] = -1.0
+        centre = _judge_blob(blob, (x0, y0, x1, y1), (w, h), ppm, ctx, peak)
         if centre is not None:
             out.append((centre, peak))
             if len(out) >= max_n:
@@ -391,35 +473,93 @@ def blob_candidates(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
     return out
 
 
-def _judge_blob(win: np.ndarray, comp: np.ndarray, lab: np.ndarray, j: int,
-                box: tuple[int, int, int, int], size: tuple[int, int], ppm: float,
-                ctx: float, peak: float) -> np.ndarray | None:
+class _Blob:
+    """One connected blob (8-connected) of a window's pixels over half a peak, flood
+    filled from the peak: the window's masks are then taken only around it, and its
+    neighbours filled only when the letter test asks for them (labelling the whole
+    window for each blob took most of the search's time)."""
+
+    def __init__(self, win: np.ndarray, peak: float, j: int):
+        self.win = win
+        self.hi = (win >= 0.5 * peak).astype(np.uint8)  # 1: over half; filled: 2, 3...
+        self.py, self.px = divmod(j, win.shape[1])
+        self.label = 1
+        self.filled: dict[int, tuple[int, tuple[int, int, int, int]]] = {}
+        self.own = self.fill(self.px, self.py)
+        self.area, (self.x, self.y, self.w, self.h) = self.filled[self.own]
+
+    def fill(self, x: int, y: int) -> int:
+        """Label the blob holding pixel (x, y) of the window; its label."""
+        self.label += 1
+        area, _, _, rect = cv2.floodFill(self.hi, None, (int(x), int(y)), self.label,
+                                         flags=8)
+        self.filled[self.label] = (int(area), tuple(int(v) for v in rect))
+        return self.label
+
+    def mask(self, grow: int, box: tuple[int, int, int, int] | None = None
+             ) -> tuple[tuple[slice, slice], np.ndarray]:
+        """The window's slices around the blob's box grown by ``grow`` px (or around
+        ``box``: x0, y0, x1, y1 in the window), and the blob's uint8 mask there."""
+        H, W = self.hi.shape
+        if box is None:
+            box = (self.x, self.y, self.x + self.w, self.y + self.h)
+        bx0, by0 = max(0, box[0] - grow), max(0, box[1] - grow)
+        bx1, by1 = min(W, box[2] + grow), min(H, box[3] + grow)
+        sl = (slice(by0, by1), slice(bx0, bx1))
+        return sl, (self.hi[sl] == self.own).astype(np.uint8)
+
+    def neighbours(self, sl: tuple[slice, slice], near: np.ndarray
+                   ) -> list[tuple[int, float]]:
+        """(area, brightest value) of each other blob with a pixel where ``near`` (a
+        mask over the slices ``sl``) is set."""
+        out = []
+        hi = self.hi[sl]
+        while True:
+            left = np.flatnonzero(near & (hi == 1))
+            if not len(left):
+                return out
+            y, x = divmod(int(left[0]), hi.shape[1])
+            label = self.fill(x + sl[1].start, y + sl[0].start)
+            area, (bx, by, bw, bh) = self.filled[label]
+            part = (slice(by, by + bh), slice(bx, bx + bw))
+            out.append((area, float(self.win[part][self.hi[part] == label].max())))
+
+
+def _judge_blob(blob: _Blob, box: tuple[int, int, int, int], size: tuple[int, int],
+                ppm: float, ctx: float, peak: float) -> np.ndarray | None:
     """The blob's weighted centre (px) if it is diamond-sized, whole, alone (not a
     letter: no blob nearly as bright and a quarter as large within :data:`TEXT_GAP_MM`,
-    as a rail's grain can be) and stands out. ``lab`` labels the blobs over half as
-    bright (0: none)."""
+    as a rail's grain can be) and stands out. ``box``: the window's place in the frame
+    (x0, y0, x1, y1)."""
     x0, y0, x1, y1 = box
     w, h = size
-    ys, xs = np.nonzero(comp)
-    pyw, pxw = divmod(j, win.shape[1])
-    if max(xs.max() - xs.min(), ys.max() - ys.min()) + 1 > 40 * ppm + 4:
+    win = blob.win
+    if max(blob.w, blob.h) > 40 * ppm + 4:
         return None  # a line, a logo, a ball: larger than a diamond
-    if ((xs.min() == 0 and x0 == 0) or (ys.min() == 0 and y0 == 0)
-            or (xs.max() == win.shape[1] - 1 and x1 == w)
-            or (ys.max() == win.shape[0] - 1 and y1 == h)):
+    if ((blob.x == 0 and x0 == 0) or (blob.y == 0 and y0 == 0)
+            or (blob.x + blob.w == win.shape[1] and x1 == w)
+            or (blob.y + blob.h == win.shape[0] and y1 == h)):
         return None  # cut by the frame's edge
     r = max(1, int(round(TEXT_GAP_MM * ppm)))
-    reach = cv2.dilate(comp.astype(np.uint8),
-                       cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
-    own = lab.flat[j]
-    for other in np.unique(lab[(reach > 0) & (lab > 0) & ~comp]):
-        blob = lab == other
-        if other != own and blob.sum() >= 0.25 * comp.sum() and win[blob].max() >= 0.75 * peak:
+    sl, comp = blob.mask(r)
+    reach = cv2.dilate(comp, cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
+                                                       (2 * r + 1, 2 * r + 1))) > 0
+    for area, brightest in blob.neighbours(sl, reach):
+        if area >= 0.25 * blob.area and brightest >= 0.75 * peak:
             return None  # a letter among letters
-    yy, xx = np.ogrid[0:win.shape[0], 0:win.shape[1]]
-    d2 = (xx - pxw) ** 2 + (yy - pyw) ** 2
-    near = cv2.dilate(comp.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-    ring = win[(d2 <= ctx ** 2) & (d2 >= (15.0 * ppm) ** 2) & ~near]
+    # the context ring: within ctx of the peak, beyond 15 mm, off the blob's 5x5 dilation
+    c = int(np.ceil(ctx))
+    ring_box = (blob.px - c, blob.py - c, blob.px + c + 1, blob.py + c + 1)
+    sl, comp = blob.mask(2, ring_box)  # 2 px more: the dilation reaches in from there
+    near = cv2.dilate(comp, np.ones((5, 5), np.uint8)) > 0
+    ry0, rx0 = sl[0].start, sl[1].start
+    ys0, xs0 = max(0, ring_box[1]), max(0, ring_box[0])
+    ys1, xs1 = min(win.shape[0], ring_box[3]), min(win.shape[1], ring_box[2])
+    inner = (slice(ys0 - ry0, ys1 - ry0), slice(xs0 - rx0, xs1 - rx0))
+    yy, xx = np.ogrid[ys0:ys1, xs0:xs1]
+    d2 = (xx - blob.px) ** 2 + (yy - blob.py) ** 2
+    ring = win[ys0:ys1, xs0:xs1][(d2 <= ctx ** 2) & (d2 >= (15.0 * ppm) ** 2)
+                                 & ~near[inner]]
     if len(ring) < 20:
         return None
     i50, i99 = len(ring) // 2, int(0.99 * (len(ring) - 1))
@@ -427,7 +567,10 @@ def _judge_blob(win: np.ndarray, comp: np.ndarray, lab: np.ndarray, j: int,
     med, q99 = float(part[i50]), float(part[i99])
     if peak <= 1.5 * q99 and peak <= med + 5.0 * 1.4826 * np.median(np.abs(ring - med)):
         return None
-    wgt = win[comp] - 0.5 * peak
+    sl, comp = blob.mask(0)
+    ys, xs = np.nonzero(comp)
+    wgt = win[sl][ys, xs] - 0.5 * peak
+    ys, xs = ys + sl[0].start, xs + sl[1].start
     return np.array([(xs * wgt).sum() / wgt.sum() + x0, (ys * wgt).sum() / wgt.sum() + y0])
 
 

@@ -182,9 +182,14 @@ def _rodrigues(r: np.ndarray) -> np.ndarray:
 def _backproject(px: np.ndarray, P: np.ndarray, z) -> np.ndarray:
     """Cast pixels' rays onto world planes at ``z`` (N,) for M parameter vectors
     (M, >=13): table (x, y) mm, shape (M, N, 2)."""
-    f = P[:, 0:1]
-    cx, cy = P[:, 11:12], P[:, 12:13]
-    k1, k2, p1, p2 = (P[:, i:i + 1] for i in range(1, 5))
+    # a Jacobian's parameter vectors mostly differ in the pose alone: undistort once
+    # per distinct lens (f, k1, k2, p1, p2, cx, cy), element by element as before
+    lens = P[:, [0, 1, 2, 3, 4, 11, 12]]
+    if len(P) > 1:
+        lens, which = np.unique(lens, axis=0, return_inverse=True)
+    else:
+        which = np.zeros(1, int)
+    f, k1, k2, p1, p2, cx, cy = (lens[:, i:i + 1] for i in range(7))
     R = _rodrigues(P[:, 5:8])
     t = P[:, 8:11]
     xd, yd = (px[None, :, 0] - cx) / f, (px[None, :, 1] - cy) / f
@@ -195,6 +200,7 @@ def _backproject(px: np.ndarray, P: np.ndarray, z) -> np.ndarray:
         dx = 2 * p1 * x * y + p2 * (r2 + 2 * x * x)
         dy = p1 * (r2 + 2 * y * y) + 2 * p2 * x * y
         x, y = (xd - dx) / rad, (yd - dy) / rad
+    x, y = x[which.ravel()], y[which.ravel()]
     # world ray direction R^T d, camera centre -R^T t
     dw = (x[..., None] * R[:, None, 0, :] + y[..., None] * R[:, None, 1, :]
           + R[:, None, 2, :])

@@ -155,6 +155,35 @@ def test_rail_model_picks_one_blob_per_diamond_among_many():
     assert (inl == true).all(), np.flatnonzero(inl != true)
 
 
+def test_ransac_homography_finds_the_diamonds_among_four_blobs_each():
+    """The batched RANSAC recovers a camera's rail-plane homography when each diamond
+    has four blobs and one is right (the every-blob search's case), gives the same
+    answer twice, and returns nothing from diamonds that all lie on one rail."""
+    disc = DISCIPLINES["russian_pyramid"]
+    rng = np.random.default_rng([9, 77])
+    cam = render.random_camera(disc.table, rng, size=(1920, 1080), max_tilt_deg=20.0)
+    d = np.array(disc.table.diamonds, float)
+    px = true_diamonds(disc.table, cam)  # lens included: tolerance covers it
+    H_true, _ = cv2.findHomography(d, px, 0)
+    rng_bad = np.random.default_rng(3)
+    ids = np.repeat(np.arange(len(d)), 4)
+    dst = px[ids] + rng_bad.normal(0, 0.2, (len(ids), 2))
+    wrong = np.arange(len(ids)) % 4 != 0
+    dst[wrong] += rng_bad.uniform(12, 60, (wrong.sum(), 1)) * np.column_stack(
+        [np.cos(a := rng_bad.uniform(0, 2 * np.pi, wrong.sum())), np.sin(a)])
+    perm = rng_bad.permutation(len(ids))
+    H = dmod.ransac_homography(d[ids][perm], dst[perm], 6.0, 3000, ids[perm])
+    assert H is not None
+    off = cv2.perspectiveTransform(d.reshape(-1, 1, 2), H).reshape(-1, 2) \
+        - cv2.perspectiveTransform(d.reshape(-1, 1, 2), H_true).reshape(-1, 2)
+    assert np.abs(off).max() < 2.0, np.abs(off).max()
+    again = dmod.ransac_homography(d[ids][perm], dst[perm], 6.0, 3000, ids[perm])
+    assert np.array_equal(H, again)
+    one_rail = np.isclose(d[:, 1], d[:, 1].min())
+    assert one_rail.sum() >= 4
+    assert dmod.ransac_homography(d[one_rail], px[one_rail], 6.0, 200) is None
+
+
 @pytest.mark.parametrize("seed", [14, 79, 116, 129, 173])
 def test_sponsor_lettering_between_the_diamonds(seed):
     """Benchmark scenes with light sponsor lettering in the gaps between the diamonds
