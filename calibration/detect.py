@@ -235,13 +235,14 @@ def _intersect(p1, d1, p2, d2) -> np.ndarray:
     return p1 + s[0] * d1
 
 
-def _clipped(small: np.ndarray) -> np.ndarray:
-    """Pixels with a clipped channel, and their rim: their colour is not the surface's.
+def _clipped(small: np.ndarray, channels: int = 1) -> np.ndarray:
+    """Pixels with ``channels`` or more clipped channels, and their rim: their colour is
+    not the surface's.
 
     Glare under the lamps clips the cloth (one channel first, then all three), which
     bends its chromaticity toward white in rings; such pixels may belong to any region.
     """
-    clip = (small.max(axis=2) >= CLIP_LEVEL).astype(np.uint8)
+    clip = ((small >= CLIP_LEVEL).sum(axis=2) >= channels).astype(np.uint8)
     return cv2.dilate(clip, np.ones((3, 3), np.uint8)) > 0
 
 
@@ -304,7 +305,7 @@ BLOWN_OUT = 0.25
 
 
 class _Overexposed(CalibrationError):
-    """No table found in a frame whose table clips: no second look will find one."""
+    """No table found in a frame whose table clips."""
 
 
 def _refusal(clipped: np.ndarray, region: np.ndarray, reason: str) -> CalibrationError:
@@ -319,7 +320,7 @@ def _refusal(clipped: np.ndarray, region: np.ndarray, reason: str) -> Calibratio
     if share > BLOWN_OUT:
         return _Overexposed(
             f"no table found: the frame is overexposed ({share:.0%} of the table's area "
-            "clips at white): lower the camera's exposure or gain")
+            "clips): lower the camera's exposure or gain")
     return CalibrationError(reason)
 
 
@@ -333,8 +334,17 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     when that fails too."""
     try:
         return _find_cloth(image, BLUR)
-    except _Overexposed:
-        raise
+    except _Overexposed as blown:
+        # a vivid cloth under bright lamps may clip in its own channel up to the
+        # cushions (benchmark scene 284: blue at 255 over 82% of the table): that is
+        # its colour, not glare, and only pixels clipped in two channels or more are
+        # taken as colourless. Where the clipping bent the lamp-lit middle's colour
+        # away from the rim's, the middle alone may be taken (1309): the diamonds
+        # then do not fit, and the calibration refuses
+        try:
+            return _find_cloth(image, BLUR, clip_channels=2)
+        except CalibrationError:
+            raise blown from None
     except CalibrationError as first:
         try:
             return _find_cloth(image, DARK_CLOTH_BLUR)
@@ -360,14 +370,16 @@ def _cloth_model(pixels: np.ndarray) -> ClothModel:
                       float(1.4826 * np.median(np.abs(li - np.median(li)))))
 
 
-def _find_cloth(image: np.ndarray, blur: int) -> ClothRegion:
+def _find_cloth(image: np.ndarray, blur: int, clip_channels: int = 1) -> ClothRegion:
+    """The cloth region (:func:`find_cloth`); pixels with ``clip_channels`` or more
+    channels clipped have no colour of their own."""
     h, w = image.shape[:2]
     scale = w / WORK_WIDTH if w > WORK_WIDTH else 1.0
     work = cv2.resize(image, (round(w / scale), round(h / scale)),
                       interpolation=cv2.INTER_AREA) if scale > 1 else image.copy()
     small = cv2.GaussianBlur(work, (blur, blur), 0)
     sh, sw = small.shape[:2]
-    clipped = _clipped(small)
+    clipped = _clipped(small, clip_channels)
     labels, centres = _cluster_labels(small, clipped)
     best, best_score, fills_frame, cut_sides = None, 0.0, False, []
     fallback, fallback_score, fallback_members = None, 0.0, []
@@ -456,7 +468,7 @@ class _Found:
     work: np.ndarray  # its work copy
     small: np.ndarray  # the work copy smoothed
     labels: np.ndarray  # colour cluster of each work pixel
-    clipped: np.ndarray  # work pixels clipped at white
+    clipped: np.ndarray  # work pixels clipped (no colour of their own)
     scale: float  # frame px per work px
     blur: int  # the smoothing of ``small``
 
@@ -471,6 +483,9 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothR
     # the cloth's colour statistics, from the chosen region (eroded away from edges)
     core = ((cv2.erode(best, kernel, iterations=2) > 0) & np.isin(labels, best_members)
             & ~clipped)
+    if np.count_nonzero(core) < 20:
+        raise _refusal(clipped, best, "no table found: the cloth's colour is not seen "
+                                      "(glare)")
     model = _cloth_model(small[core])
     dist = model.distance(small)
     # glare on the cloth (clipped patches the cloth surrounds) is cloth; where it spills

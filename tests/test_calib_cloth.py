@@ -148,3 +148,28 @@ def test_a_grey_cloths_dim_rim_beside_a_grey_floor_and_narrow_rails():
     four-sided. Closed less, the rails part cloth and floor."""
     disc, cam, _, img, _ = render.calibration_scene(848)
     assert_outline_found(disc.table, cam, img)
+
+
+def test_a_vivid_cloth_clipping_in_its_own_channel_is_found():
+    """Benchmark scene 284: a bright blue cloth at 255 blue over most of the table,
+    beside light wood rails that clip white, was refused as overexposed. One channel's
+    clipping is the cloth's colour, not glare: with only pixels clipped in two channels
+    or more taken as colourless, the outline is found."""
+    disc, cam, _, img, _ = render.calibration_scene(284)
+    small = cv2.resize(img, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    assert ((small >= 245).sum(axis=2) == 1).mean() > 0.25  # the scene is what it claims
+    assert_outline_found(disc.table, cam, img)
+
+
+def test_a_cloth_clipping_in_two_channels_is_refused_as_overexposed():
+    """A green cloth under ten times the exposure clips in green and red over the whole
+    table: no colour is left to find it by, and the refusal says why (the user lowers
+    the exposure rather than moving the camera)."""
+    base = render.Look.default()
+    look = replace(base, cloth="green", exposure=10 * base.exposure)
+    _, _, img = render_scene("three_cushion", look, seed=3)
+    small = cv2.resize(img, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    assert ((small >= 245).sum(axis=2) >= 2).mean() > 0.1  # the table: a third of the frame
+    with pytest.raises(CalibrationError, match="overexposed"):
+        find_cloth(img)
+
