@@ -16,6 +16,7 @@ from calibration import Calibration, CameraModel, LightMeter  # noqa: E402
 from calibration.light import (  # noqa: E402
     LUMA_BGR,
     WEAR_GREY,
+    brightness_split,
     linear_light,
     shadowed_cells,
     smooth_cells,
@@ -187,3 +188,33 @@ def test_light_benchmark_summary_of_auto_exposure_scenes_only_says_nothing_was_r
     text = summarise(rows, "")
     assert "No scene read: 2 of 2 in auto exposure" in text
     assert "worst cell" not in text
+
+
+def test_lettering_printed_on_the_cloth_is_not_read_as_light():
+    """Benchmark scene 1231 (dimmed): "MASTERS" printed across the head end, a shade
+    lighter than a worn green cloth, over more than half of four cells' middles. The
+    middle half of those cells was the print, read 12-17% high; the cloth's own
+    population, the one the cells around agree with, is read now."""
+    disc, cam, look, img, truth = render.calibration_scene(1231)
+    assert look.cloth_logo and not look.auto_exposure
+    calib = Calibration(disc.table.name,
+                        CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size))
+    rel = lux_errors(calib, look, img, truth, gamma=GAMMA)
+    assert np.isfinite(rel).mean() > 0.9
+    assert np.nanmax(np.abs(rel)) < 0.10, np.nanmax(np.abs(rel))
+
+
+def test_brightness_split_finds_print_and_leaves_a_plain_cell_whole():
+    """Two populations (cloth and print 1.3 times as bright, each with the weave's 4%
+    noise) are split, the darker one returned; one population under a light gradient
+    across the cell, or with a few bright specks, is not split."""
+    rng = np.random.default_rng(0)
+    cloth = np.ones((4, 225), bool)
+    lum = np.exp(rng.normal(0.0, 0.04, (4, 225)))
+    printed = rng.random(225) < 0.55
+    lum[0, printed] *= 1.3  # print over 55% of the cell
+    lum[1] *= np.linspace(0.93, 1.07, 225)  # a lamp's slope across the cell
+    lum[2, :10] *= 1.5  # chalk specks
+    split, darker = brightness_split(lum, cloth)
+    assert split.tolist() == [True, False, False, False]
+    assert (darker[0] == ~printed).mean() > 0.95
