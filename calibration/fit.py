@@ -1185,7 +1185,9 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     pearl sights between a sponsor's dark letters on light wood.
     The second value returned is the top-hat's background, for the re-check to use the
     same: ``square``, ``grain`` or ``lettering``."""
-    cache: dict = {}
+    cache: dict = {}  # each image's top-hats, per scale (the same image's searches share them)
+    dark_cache: dict = {}
+    pale_cache: dict = {}
     searches = _search(gray, region, size, cache=cache)
     if _clean(searches):
         if _tightest(searches) > HALO_RMS_PX:
@@ -1193,7 +1195,7 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
             # top-hat (the square opening dips round them), and the halos can make a
             # geometry, loosely (benchmark scene 620: 18 halos at 0.72 px, the wrong
             # geometry; its black sights at 0.26 px)
-            dark = _search(sight_image(image, "dark"), region, size)
+            dark = _search(sight_image(image, "dark"), region, size, cache=dark_cache)
             if _clean(dark) and _tightest(dark) < _tightest(searches):
                 return "dark", "square", dark
         return "light", "square", searches
@@ -1203,14 +1205,14 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
         if _clean(rails):
             return "light", "square", rails
     dark_image = sight_image(image, "dark")
-    dark = _search(dark_image, region, size)
+    dark = _search(dark_image, region, size, cache=dark_cache)
     if _clean(dark):
         return "dark", "square", dark
     _search(gray, region, size, thorough=True, searches=searches, cache=cache)
     if _clean(searches):
         return "light", "square", searches
     pale_image = sight_image(image, "pale")
-    pale = _search(pale_image, region, size)
+    pale = _search(pale_image, region, size, cache=pale_cache)
     if _clean(pale):
         return "pale", "square", pale
     if (dark and not any(_most_found(searches, rep) for rep in searches)
@@ -1220,7 +1222,7 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
         # loose, and the search costs 0.5 s at 1920 px; nor where the darkest channel
         # found more pearl sights sitting well than this image found blobs at all:
         # benchmark scene 796, 11 pearl sights against 6 blobs, 1 s saved)
-        _search(dark_image, region, size, thorough=True, searches=dark)
+        _search(dark_image, region, size, thorough=True, searches=dark, cache=dark_cache)
         if _clean(dark):
             return "dark", "square", dark
     tried = {"light": searches, "dark": dark, "pale": pale}
@@ -1231,7 +1233,7 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
         return (_clean(fallback)
                 and _well_found(fallback) >= _well_found(tried[best]) + GRAIN_GAIN)
 
-    for name, sights, kept in (("light", gray, cache), ("pale", pale_image, {})):
+    for name, sights, kept in (("light", gray, cache), ("pale", pale_image, pale_cache)):
         # light wood's grain, streaked along the rail, taken out (scenes 218, 367)
         grained = _search(sights, region, size, cache=kept, background="grain")
         if beats_best(grained):
@@ -1239,9 +1241,9 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     # pearl sights between a sponsor's dark letters on light wood: the local median as
     # the background (scenes 711, 958), then every blob near each where the strongest
     # found half of a geometry's (958: 13 of 18; 954, black sights: none half, 1.2 s)
-    lettered = _search(pale_image, region, size, background="lettering")
+    lettered = _search(pale_image, region, size, cache=pale_cache, background="lettering")
     if not _clean(lettered) and _found_share(lettered) >= MIN_FOUND:
-        _search(pale_image, region, size, thorough=True, searches=lettered,
+        _search(pale_image, region, size, thorough=True, searches=lettered, cache=pale_cache,
                 background="lettering")
     if beats_best(lettered):
         return "pale", "lettering", lettered
