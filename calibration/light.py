@@ -451,12 +451,11 @@ class LightMeter:
                 nearer_dark = (np.abs(np.log(dark_q[..., 0] / around))
                                < np.abs(np.log(light_q[..., 0] / around)))
             pick = np.where(nearer_dark[..., None], dark_q, light_q)
-            q = np.where(split[..., None] & np.isfinite(around)[..., None]
-                         & np.isfinite(pick), pick, q)
-            certain = np.where(split[..., None] & nearer_dark[..., None],
-                               certain & darker, certain)
-            certain = np.where(split[..., None] & ~nearer_dark[..., None],
-                               certain & ~darker, certain)
+            chosen = split & np.isfinite(around) & np.isfinite(pick[..., 0])
+            q = np.where(chosen[..., None], pick, q)
+            # the wear is read from the cloth's population alone
+            side = np.where(nearer_dark[..., None], darker, ~darker)
+            certain = np.where(chosen[..., None], certain & side, certain)
         # A cell the gate leaves without enough cloth may be a dim one whose colour a code
         # or two of compression moved (a grey cloth's corners through JPEG): there the
         # gate widens by what such codes can do. A sleeve's or a pocket's near-black
