@@ -475,9 +475,7 @@ class _Found:
 
 def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothRegion:
     """The cloth's four sides from the chosen cluster region, or CalibrationError."""
-    image, work, small, labels, clipped = (found.image, found.work, found.small,
-                                           found.labels, found.clipped)
-    scale, blur = found.scale, found.blur
+    small, labels, clipped = found.small, found.labels, found.clipped
     sh, sw = small.shape[:2]
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     # the cloth's colour statistics, from the chosen region (eroded away from edges)
@@ -518,70 +516,9 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothR
             held = True
             mask = cloth_part(raw & _grown_hull(best, max(3, round(0.015 * np.hypot(sw, sh)))))
 
-    def region_of(mask: np.ndarray) -> ClothRegion:
-        """The cloth's four sides from its mask, or CalibrationError."""
-        mask = _fill_holes(mask)
-        cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        contour = max(cnts, key=cv2.contourArea).reshape(-1, 2)
-        unseen = cv2.dilate(clipped.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-        contour = contour[~unseen[contour[:, 1], contour[:, 0]]]
-        if len(contour) < 20:
-            raise _refusal(clipped, best,
-                           "no table found: the cloth's outline is not seen (glare)")
-        hull = cv2.convexHull(contour.reshape(-1, 1, 2))
-        quad = _quad_from_hull(hull, contour.astype(float), 0.03 * np.hypot(sw, sh))
-        if quad is None or cv2.contourArea(hull) < 0.06 * sh * sw:
-            raise _refusal(clipped, best, "no table found: the cloth-coloured region is not a "
-                                   "four-sided playing surface (not an overhead view?)")
-        quad = _order_positive(quad)
-        # contour points near each side (away from the corners, pockets live there)
-        pts = contour.reshape(-1, 2).astype(float)
-        diag = np.hypot(sw, sh)
-        edges_small: list[np.ndarray] = []
-        lines = []
-        for i in range(4):
-            a, b = quad[i], quad[(i + 1) % 4]
-            seg = b - a
-            length = np.linalg.norm(seg)
-            u = seg / length
-            nrm = np.array([-u[1], u[0]])
-            t = (pts - a) @ u
-            dn = (pts - a) @ nrm
-            sel = (t > 0.07 * length) & (t < 0.93 * length) & (np.abs(dn) < 0.03 * diag)
-            e = pts[sel]
-            if len(e) < 10:
-                raise _refusal(clipped, best, "no table found: a side of the cloth is not visible")
-            # robust line through the side's points (an arm or a logo bites into the edge)
-            keep = np.ones(len(e), bool)
-            for _ in range(3):
-                c, dvec = _line_fit(e[keep])
-                res = np.abs((e - c) @ np.array([-dvec[1], dvec[0]]))
-                thr = max(1.5, 3.0 * np.median(res[keep]) * 1.4826)
-                keep = res < thr
-            edges_small.append(e[keep])
-            lines.append((c, dvec))
-        quad = np.array([_intersect(*lines[(i - 1) % 4], *lines[i]) for i in range(4)])
-        # the quad must be mostly cloth, and little cloth colour may lie beyond it (a
-        # bystander leaning over a rail, yes; a second surface, no)
-        inside = np.zeros_like(mask)
-        cv2.fillPoly(inside, [np.round(quad).astype(np.int32)], 255)
-        q_area = max(cv2.countNonZero(inside), 1)
-        covered = cv2.countNonZero(mask & inside) / q_area
-        beyond = cv2.countNonZero(mask & ~inside) / q_area
-        if covered < 0.85 or beyond > 0.25:
-            raise _refusal(clipped, best, "no table found: the cloth's outline is not four "
-                                          "straight sides (not an overhead view of a table?)")
-        full_quad = (quad + 0.5) * scale - 0.5
-        colour = model
-        if blur != BLUR:  # the colour's spread as the full frame shows it, not the smoothed
-            colour = _cloth_model(cv2.GaussianBlur(work, (BLUR, BLUR), 0)[core])
-        edges = [_refine_edges(image, colour, (e + 0.5) * scale - 0.5, scale)
-                 for e in edges_small]
-        return ClothRegion(model=colour, quad=full_quad, edges=edges, mask=mask, scale=scale)
-
     try:
-        return region_of(mask)
-    except CalibrationError:
+        return _region_of(found, mask, best, model, core)
+    except CalibrationError as exc:
         if not held:
             raise
         # held to the lamp-lit middle's hull, a grey cloth beside grey cushions, grey
@@ -594,10 +531,77 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothR
         if _touches_border(table_mask):
             raise
         try:
-            return region_of(table_mask)
+            return _region_of(found, table_mask, best, model, core)
         except CalibrationError:
-            pass
-        raise
+            raise exc from None  # the first outline's reason
+
+
+def _region_of(found: _Found, mask: np.ndarray, best: np.ndarray, model: ClothModel,
+               core: np.ndarray) -> ClothRegion:
+    """The cloth's four sides from its mask (work copy), or CalibrationError: ``best``
+    is the chosen cluster region (for the refusal's reason), ``model`` the cloth's
+    colour, ``core`` the pixels it was measured on."""
+    image, work, clipped = found.image, found.work, found.clipped
+    scale, blur = found.scale, found.blur
+    sh, sw = found.small.shape[:2]
+    mask = _fill_holes(mask)
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    contour = max(cnts, key=cv2.contourArea).reshape(-1, 2)
+    unseen = cv2.dilate(clipped.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    contour = contour[~unseen[contour[:, 1], contour[:, 0]]]
+    if len(contour) < 20:
+        raise _refusal(clipped, best, "no table found: the cloth's outline is not seen "
+                                      "(glare)")
+    hull = cv2.convexHull(contour.reshape(-1, 1, 2))
+    quad = _quad_from_hull(hull, contour.astype(float), 0.03 * np.hypot(sw, sh))
+    if quad is None or cv2.contourArea(hull) < 0.06 * sh * sw:
+        raise _refusal(clipped, best, "no table found: the cloth-coloured region is not a "
+                               "four-sided playing surface (not an overhead view?)")
+    quad = _order_positive(quad)
+    # contour points near each side (away from the corners, pockets live there)
+    pts = contour.reshape(-1, 2).astype(float)
+    diag = np.hypot(sw, sh)
+    edges_small: list[np.ndarray] = []
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        seg = b - a
+        length = np.linalg.norm(seg)
+        u = seg / length
+        nrm = np.array([-u[1], u[0]])
+        t = (pts - a) @ u
+        dn = (pts - a) @ nrm
+        sel = (t > 0.07 * length) & (t < 0.93 * length) & (np.abs(dn) < 0.03 * diag)
+        e = pts[sel]
+        if len(e) < 10:
+            raise _refusal(clipped, best, "no table found: a side of the cloth is not visible")
+        # robust line through the side's points (an arm or a logo bites into the edge)
+        keep = np.ones(len(e), bool)
+        for _ in range(3):
+            c, dvec = _line_fit(e[keep])
+            res = np.abs((e - c) @ np.array([-dvec[1], dvec[0]]))
+            thr = max(1.5, 3.0 * np.median(res[keep]) * 1.4826)
+            keep = res < thr
+        edges_small.append(e[keep])
+        lines.append((c, dvec))
+    quad = np.array([_intersect(*lines[(i - 1) % 4], *lines[i]) for i in range(4)])
+    # the quad must be mostly cloth, and little cloth colour may lie beyond it (a
+    # bystander leaning over a rail, yes; a second surface, no)
+    inside = np.zeros_like(mask)
+    cv2.fillPoly(inside, [np.round(quad).astype(np.int32)], 255)
+    q_area = max(cv2.countNonZero(inside), 1)
+    covered = cv2.countNonZero(mask & inside) / q_area
+    beyond = cv2.countNonZero(mask & ~inside) / q_area
+    if covered < 0.85 or beyond > 0.25:
+        raise _refusal(clipped, best, "no table found: the cloth's outline is not four "
+                                      "straight sides (not an overhead view of a table?)")
+    full_quad = (quad + 0.5) * scale - 0.5
+    colour = model
+    if blur != BLUR:  # the colour's spread as the full frame shows it, not the smoothed
+        colour = _cloth_model(cv2.GaussianBlur(work, (BLUR, BLUR), 0)[core])
+    edges = [_refine_edges(image, colour, (e + 0.5) * scale - 0.5, scale)
+             for e in edges_small]
+    return ClothRegion(model=colour, quad=full_quad, edges=edges, mask=mask, scale=scale)
 
 
 def _refine_edges(image: np.ndarray, model: ClothModel, pts: np.ndarray,
