@@ -426,7 +426,7 @@ def fit_rail_model(src_mm: np.ndarray, dst_px: np.ndarray, size: tuple[int, int]
 
 # ------------------------------------------------------------------ searching
 def blob_candidates(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
-                    min_peak: float = MIN_PEAK, max_n: int = 3
+                    min_peak: float = MIN_PEAK, max_n: int = 3, judged: dict | None = None
                     ) -> list[tuple[np.ndarray, float]]:
     """Up to ``max_n`` small bright blobs within ``radius_px`` of ``p`` in the top-hat
     image ``th`` that stand out of the rail around them: (centre px, peak), strongest
@@ -439,7 +439,9 @@ def blob_candidates(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
     nearly as bright as a diamond). Near the frame's edge the window is cut, not
     refused; a blob the edge cuts is refused (its centre would be off). A refused blob
     does not hide the weaker ones: a sponsor's letter beside a diamond may be the
-    brightest thing in the window, and the diamond the second."""
+    brightest thing in the window, and the diamond the second. ``judged``: a memo of
+    ``th``'s blobs judged so far, by window and peak (a search looks again and again
+    around the same predictions: a third of its blobs were judged before)."""
     h, w = th.shape
     ctx = CONTEXT_MM * ppm
     reach = int(np.ceil(radius_px + ctx))
@@ -461,11 +463,18 @@ def blob_candidates(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
         peak = float(cand.flat[j])
         if peak < min_peak:
             break
-        blob = _Blob(win, peak, j)
-        # this blob is judged once: its fainter rim (under half its peak) goes with it
-        sl, comp = blob.mask(rim)
-        cand[sl][cv2.dilate(comp, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0] = -1.0
-        centre = _judge_blob(blob, (x0, y0, x1, y1), (w, h), ppm, ctx, peak)
+        key = (x0, y0, x1, y1, j, ppm)
+        seen = None if judged is None else judged.get(key)
+        if seen is None:
+            blob = _Blob(win, peak, j)
+            # this blob is judged once: its fainter rim (under half its peak) goes with it
+            sl, comp = blob.mask(rim)
+            rimmed = cv2.dilate(comp, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0
+            seen = sl, rimmed, _judge_blob(blob, (x0, y0, x1, y1), (w, h), ppm, ctx, peak)
+            if judged is not None:
+                judged[key] = seen
+        sl, rimmed, centre = seen
+        cand[sl][rimmed] = -1.0
         if centre is not None:
             out.append((centre, peak))
             if len(out) >= max_n:
@@ -575,23 +584,24 @@ def _judge_blob(blob: _Blob, box: tuple[int, int, int, int], size: tuple[int, in
 
 
 def find_diamond(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
-                 min_peak: float = MIN_PEAK) -> np.ndarray | None:
+                 min_peak: float = MIN_PEAK, judged: dict | None = None) -> np.ndarray | None:
     """Centre (px) of the blob nearest ``p`` among the three strongest that pass
     :func:`blob_candidates` within ``radius_px``, if any: near a good prediction the
     diamond is the nearest blob, where a letter beside it may be the brightest."""
-    cands = blob_candidates(th, p, radius_px, ppm, min_peak)
+    cands = blob_candidates(th, p, radius_px, ppm, min_peak, judged=judged)
     if not cands:
         return None
     return min(cands, key=lambda c: float(np.hypot(*(c[0] - np.asarray(p, float)))))[0]
 
 
 def grow_diamonds(th: np.ndarray, predicted_px: np.ndarray, radius_px: float, ppm: float,
-                  min_peak: float = MIN_PEAK) -> dict[int, np.ndarray]:
+                  min_peak: float = MIN_PEAK, judged: dict | None = None
+                  ) -> dict[int, np.ndarray]:
     """Diamond index -> blob centre (px) within ``radius_px`` of its predicted place
-    (:func:`find_diamond`)."""
+    (:func:`find_diamond`; ``judged``: :func:`blob_candidates`')."""
     out = {}
     for i, p in enumerate(np.asarray(predicted_px, float).reshape(-1, 2)):
-        hit = find_diamond(th, p, radius_px, ppm, min_peak)
+        hit = find_diamond(th, p, radius_px, ppm, min_peak, judged)
         if hit is not None:
             out[i] = hit
     return out
@@ -612,10 +622,11 @@ class DiamondSearch:
 
 
 def _model_search(th: np.ndarray, table: Table, model: RailModel, ppm: float,
-                  tol: float) -> tuple[RailModel, dict[int, np.ndarray]] | None:
+                  tol: float, judged: dict
+                  ) -> tuple[RailModel, dict[int, np.ndarray]] | None:
     """Look again around the model's predictions, refit, keep the agreeing ones."""
     dia = np.array(table.diamonds, float)
-    found = grow_diamonds(th, model.project(dia), tol + 8.0 * ppm, ppm)
+    found = grow_diamonds(th, model.project(dia), tol + 8.0 * ppm, ppm, judged=judged)
     if len(found) < MIN_DIAMONDS:
         return None
     idx = sorted(found)
@@ -637,12 +648,13 @@ MAX_BLOBS = 5  # blobs kept near each diamond's rough place
 
 
 def _settle(th: np.ndarray, table: Table, model: RailModel, n_agree: int,
-            ppm: float, tol: float) -> tuple[RailModel, dict[int, np.ndarray]]:
+            ppm: float, tol: float, judged: dict
+            ) -> tuple[RailModel, dict[int, np.ndarray]]:
     """Search again around the model's predictions (``n_agree`` diamonds agree with it)
     while that finds more diamonds."""
     found: dict[int, np.ndarray] = {}
     for _ in range(2):  # a second round finds what the refined model now reaches
-        again = _model_search(th, table, model, ppm, tol)
+        again = _model_search(th, table, model, ppm, tol, judged)
         if again is None or len(again[1]) <= len(found):
             break
         (model, found), grew = again, len(again[1]) > n_agree
@@ -653,7 +665,7 @@ def _settle(th: np.ndarray, table: Table, model: RailModel, n_agree: int,
 
 
 def _fit_candidates(th: np.ndarray, table: Table, pairs: list[tuple[int, np.ndarray]],
-                    size, ppm: float, tol: float
+                    size, ppm: float, tol: float, judged: dict
                     ) -> tuple[RailModel, dict[int, np.ndarray]] | None:
     """The rail model and diamonds from (diamond index, blob px) pairs, one or several
     blobs per diamond."""
@@ -666,7 +678,7 @@ def _fit_candidates(th: np.ndarray, table: Table, pairs: list[tuple[int, np.ndar
                          ids if several else None)
     if fit is None or fit[1].sum() < MIN_DIAMONDS:
         return None
-    model, found = _settle(th, table, fit[0], int(fit[1].sum()), ppm, tol)
+    model, found = _settle(th, table, fit[0], int(fit[1].sum()), ppm, tol, judged)
     return (model, found) if len(found) >= MIN_DIAMONDS else None
 
 
@@ -709,6 +721,7 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
         th = lettering_tophat(gray, ppm, th_cache)
     else:
         th = diamond_tophat(gray, ppm, th_cache)
+    judged = th_cache.setdefault(("judged", id(th)), {})  # th lives in th_cache too
     spacing = min(table.width / 4, table.length / 8)
     pts = cv2.perspectiveTransform(np.array(table.diamonds, float).reshape(-1, 1, 2),
                                    H0).reshape(-1, 2)
@@ -717,19 +730,25 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
     def candidates(max_n: int) -> dict[int, list[tuple[np.ndarray, float]]]:
         out = {}
         for i, p in enumerate(pts):
-            c = blob_candidates(th, p, radius, ppm, max_n=max_n)
+            c = blob_candidates(th, p, radius, ppm, max_n=max_n, judged=judged)
             if c:
                 out[i] = c
         return out
 
     # the strongest blob near each rough place (a window's first candidate: the
-    # full lists below start with it, so judging only it first changes nothing)
-    cands = candidates(1)
-    if len(cands) < MIN_DIAMONDS:
+    # full lists below start with it, so judging only it first changes nothing); a
+    # thorough search after a quick one starts where that ended
+    quick = ("strongest", id(th), table.name, c0, q.tobytes())
+    if quick not in th_cache:
+        cands = candidates(1)
+        strongest = [(i, c[0][0]) for i, c in sorted(cands.items())]
+        fit = (_fit_candidates(th, table, strongest, size, ppm, tolerance_px(ppm), judged)
+               if len(cands) >= MIN_DIAMONDS else None)
+        th_cache[quick] = strongest, fit
+    strongest, best = th_cache[quick]
+    if len(strongest) < MIN_DIAMONDS:
         return None
     tol = tolerance_px(ppm)
-    strongest = [(i, c[0][0]) for i, c in sorted(cands.items())]
-    best = _fit_candidates(th, table, strongest, size, ppm, tol)
     if thorough and (best is None or len(best[1]) < MULTI_BELOW * len(table.diamonds)):
         # many left out: the blob nearest each rough place; else every blob near each
         cands = candidates(MAX_BLOBS)
@@ -742,12 +761,12 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
             if len(pairs) == len(strongest) and all(
                     np.array_equal(a[1], b[1]) for a, b in zip(pairs, strongest, strict=True)):
                 continue  # one blob per diamond: nothing new to try
-            other = _fit_candidates(th, table, pairs, size, ppm, tol)
+            other = _fit_candidates(th, table, pairs, size, ppm, tol, judged)
             if other is not None and (best is None or len(other[1]) > len(best[1])):
                 best = other
     if best is None:
         return None
-    model, found = best
+    model, found = best[0], dict(best[1])
     dia = np.array(table.diamonds, float)
     idx = sorted(found)
     px = np.array([found[i] for i in idx])

@@ -249,3 +249,41 @@ def test_pearl_sights_between_dark_letters_are_found_over_the_local_median(seed)
     assert square is None or len(square.found) <= 0.5 * len(table.diamonds)
     assert len(lettered.found) >= 0.9 * len(table.diamonds)
     assert distance_to_truth(lettered.found, truth).max() < 1.5
+
+
+def test_a_thorough_search_after_a_quick_one_finds_what_a_fresh_one_does():
+    """A thorough search reuses the quick search's strongest-blob fit and every blob
+    judged before (by window and peak) from the top-hat cache they share: what it
+    finds must not depend on what ran before it, and it must judge fewer blobs anew.
+    Scene 79: sponsor lettering, so the thorough search runs its every-blob passes."""
+    disc, _, _, img, _ = render.calibration_scene(79)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    quad = find_cloth(img).quad
+    size = (img.shape[1], img.shape[0])
+
+    def judged(cache: dict) -> int:
+        return sum(len(v) for k, v in cache.items() if isinstance(k, tuple) and k[0] == "judged")
+
+    shared: dict = {}
+    table = TABLES[geometry_of(disc.table.name)]
+    other = TABLES["pyramid" if table.name != "pyramid" else "carom"]
+    for t in (table, other):  # another geometry's windows and scale share the cache
+        dmod.locate_diamonds(gray, shared, quad, t, size, thorough=False)
+    before = judged(shared)
+    again = dmod.locate_diamonds(gray, shared, quad, table, size, thorough=True)
+    fresh_cache: dict = {}
+    fresh = dmod.locate_diamonds(gray, fresh_cache, quad, table, size, thorough=True)
+    assert again is not None and fresh is not None
+    assert again.found.keys() == fresh.found.keys()
+    for i in fresh.found:
+        np.testing.assert_array_equal(again.found[i], fresh.found[i])
+    assert again.rms_px == fresh.rms_px
+    assert judged(shared) - before < judged(fresh_cache)
+    # what one window and peak were judged to be stands for the same window only
+    th = fresh.tophat
+    memo: dict = {}
+    for p in true_diamonds(disc.table, render.calibration_scene(79)[1])[:6]:
+        for ppm in (fresh.ppm, 1.4 * fresh.ppm):
+            remembered = dmod.blob_candidates(th, p, 30 * ppm, ppm, max_n=5, judged=memo)
+            plain = dmod.blob_candidates(th, p, 30 * ppm, ppm, max_n=5)
+            assert [(tuple(c), v) for c, v in remembered] == [(tuple(c), v) for c, v in plain]
