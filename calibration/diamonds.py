@@ -442,6 +442,7 @@ def blob_candidates(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
     brightest thing in the window, and the diamond the second. ``judged``: a memo of
     ``th``'s blobs judged so far, by window and peak (a search looks again and again
     around the same predictions: a third of its blobs were judged before)."""
+    judged = {} if judged is None else judged
     h, w = th.shape
     ctx = CONTEXT_MM * ppm
     reach = int(np.ceil(radius_px + ctx))
@@ -464,16 +465,14 @@ def blob_candidates(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
         if peak < min_peak:
             break
         key = (x0, y0, x1, y1, j, ppm)
-        seen = None if judged is None else judged.get(key)
-        if seen is None:
+        if key not in judged:
             blob = _Blob(win, peak, j)
             # this blob is judged once: its fainter rim (under half its peak) goes with it
             sl, comp = blob.mask(rim)
             rimmed = cv2.dilate(comp, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0
-            seen = sl, rimmed, _judge_blob(blob, (x0, y0, x1, y1), (w, h), ppm, ctx, peak)
-            if judged is not None:
-                judged[key] = seen
-        sl, rimmed, centre = seen
+            judged[key] = sl, rimmed, _judge_blob(blob, (x0, y0, x1, y1), (w, h), ppm, ctx,
+                                                  peak)
+        sl, rimmed, centre = judged[key]
         cand[sl][rimmed] = -1.0
         if centre is not None:
             out.append((centre, peak))
@@ -738,17 +737,17 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
     # the strongest blob near each rough place (a window's first candidate: the
     # full lists below start with it, so judging only it first changes nothing); a
     # thorough search after a quick one starts where that ended
+    tol = tolerance_px(ppm)
     quick = ("strongest", id(th), table.name, c0, q.tobytes())
     if quick not in th_cache:
         cands = candidates(1)
         strongest = [(i, c[0][0]) for i, c in sorted(cands.items())]
-        fit = (_fit_candidates(th, table, strongest, size, ppm, tolerance_px(ppm), judged)
+        fit = (_fit_candidates(th, table, strongest, size, ppm, tol, judged)
                if len(cands) >= MIN_DIAMONDS else None)
         th_cache[quick] = strongest, fit
     strongest, best = th_cache[quick]
     if len(strongest) < MIN_DIAMONDS:
         return None
-    tol = tolerance_px(ppm)
     if thorough and (best is None or len(best[1]) < MULTI_BELOW * len(table.diamonds)):
         # many left out: the blob nearest each rough place; else every blob near each
         cands = candidates(MAX_BLOBS)

@@ -417,8 +417,9 @@ class LightMeter:
         # cloth pixels: the cloth's chromaticity in linear light, which a change of the
         # light level leaves alone (balls, hands, pins and highlights differ)
         chroma = lin[..., 1:] / (lin.sum(axis=-1, keepdims=True) + 1e-4)
+        lit = ok & (lum > 0.002)  # pixels with a colour to speak of
         if self._chroma is None:
-            seen = chroma[ok & (lum > 0.002)]
+            seen = chroma[lit]
             if not len(seen):
                 raise ValueError("the light meter sees no cloth")
             self._chroma = np.median(seen, axis=0)
@@ -430,9 +431,7 @@ class LightMeter:
         # none of one cell's pixels in the gate, those of its neighbour that were its
         # darker ones, read 10% low). Each cell is gated around its own median colour
         # where that is near the cloth's, around the cloth's elsewhere (an arm over it)
-        seen = ok & (lum > 0.002)
-        local = np.stack([masked_percentile(chroma[..., c], seen, 50.0) for c in (0, 1)],
-                         axis=-1)
+        local = masked_percentile(np.moveaxis(chroma, -1, -2), lit[..., None, :], 50.0)
         near = np.abs(local - self._chroma).max(axis=-1) < LOCAL_CHROMA
         reference = np.where(near[..., None], local, self._chroma)[..., None, :]
         dev = np.abs(chroma - reference).max(axis=-1)

@@ -27,9 +27,8 @@ from simworld.render.renderer import GAMMA  # noqa: E402
 
 
 def bench_scene(seed: int):
-    """The benchmark's scene ``seed`` (bench/bench_calibration.py, not a dimmed one),
-    with the true camera: these tests are about the light, not the pose."""
-    assert seed % 4 != 3
+    """The benchmark's scene ``seed`` (bench/bench_calibration.py; every fourth one
+    dimmed), with the true camera: these tests are about the light, not the pose."""
     disc, cam, look, img, truth = render.calibration_scene(seed)
     camera = CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size)
     return Calibration(disc.table.name, camera), look, img, truth
@@ -195,10 +194,8 @@ def test_lettering_printed_on_the_cloth_is_not_read_as_light():
     lighter than a worn green cloth, over more than half of four cells' middles. The
     middle half of those cells was the print, read 12-17% high; the cloth's own
     population, the one the cells around agree with, is read now."""
-    disc, cam, look, img, truth = render.calibration_scene(1231)
+    calib, look, img, truth = bench_scene(1231)
     assert look.cloth_logo and not look.auto_exposure
-    calib = Calibration(disc.table.name,
-                        CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size))
     rel = lux_errors(calib, look, img, truth, gamma=GAMMA)
     assert np.isfinite(rel).mean() > 0.9
     assert np.nanmax(np.abs(rel)) < 0.10, np.nanmax(np.abs(rel))
@@ -225,10 +222,8 @@ def test_a_dark_near_grey_cloth_through_jpeg_is_not_read_as_worn():
     through JPEG at quality 42. Its dim ends' pixels moved toward grey by their codes
     alone, were read as worn and 10-16% low (42 cells over 10%). Its wear cannot be read
     through such codes, and is left alone now: within 10% everywhere."""
-    disc, cam, look, img, truth = render.calibration_scene(1541)
+    calib, look, img, truth = bench_scene(1541)
     assert look.cloth == "black" and look.jpeg_quality < 50 and not look.auto_exposure
-    calib = Calibration(disc.table.name,
-                        CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size))
     rel = lux_errors(calib, look, img, truth, gamma=GAMMA)
     assert np.isfinite(rel).mean() > 0.9
     assert np.nanmax(np.abs(rel)) < 0.10, np.nanmax(np.abs(rel))
@@ -240,10 +235,8 @@ def test_a_cloth_lit_in_two_colours_is_gated_around_each_cells_own_colour():
     to the rim, beyond the cloth-colour gate: none of some border cells' pixels passed,
     and of others only the darker ones, read 10-11% low. Each cell is gated around its
     own median colour now: within 10% everywhere."""
-    disc, cam, look, img, truth = render.calibration_scene(1483)
+    calib, look, img, truth = bench_scene(1483)
     assert look.cloth == "grey" and look.jpeg_quality < 50 and not look.auto_exposure
-    calib = Calibration(disc.table.name,
-                        CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size))
     rel = lux_errors(calib, look, img, truth, gamma=GAMMA)
     assert np.isfinite(rel).mean() > 0.9
     assert np.nanmax(np.abs(rel)) < 0.10, np.nanmax(np.abs(rel))
