@@ -1165,7 +1165,8 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     with the strongest blobs, 18 with every blob and the letters refused).
     Before all but grey's first search, rails of the cloth's own colour, which the
     cloth's region took in (:func:`_rails_outlined`): white sights in grey, the region's
-    outline taken for the rails' outer edge.
+    outline taken for the rails' outer edge; black ones so too when their first search
+    is not clean (benchmark scenes 777 and 816: light wood beside a tan cloth).
     The first to show a geometry cleanly is taken. When none does, the one that found
     most diamonds sitting well on a rail model (grey's on a tie): pearl sights on light
     wood at 1280 px stand a few grey levels above the grain in grey, where half of them
@@ -1208,6 +1209,12 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     dark = _search(dark_image, region, size, cache=dark_cache)
     if _clean(dark):
         return "dark", "square", dark
+    dark_rails = _rails_outlined(dark_image, region, size, dark_cache)
+    if dark_rails:
+        _search(dark_image, region, size, searches=dark_rails, cache=dark_cache,
+                outline="rails")
+        if _clean(dark_rails):
+            return "dark", "square", dark_rails
     _search(gray, region, size, thorough=True, searches=searches, cache=cache)
     if _clean(searches):
         return "light", "square", searches
