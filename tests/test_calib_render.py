@@ -557,6 +557,35 @@ def test_a_black_cloth_is_found_and_mapped(seed):
     assert np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max() < 3.0
 
 
+def test_a_black_cloths_ragged_lamp_lit_middle_is_not_taken_for_its_outline():
+    """Benchmark scene 1734: a black cloth under one lamp, through JPEG at quality 37,
+    blurred by motion. At the first smoothing its dim rim's colour is lost in noise and
+    the lamp-lit middle, an oval, still made four sides, 40-80 px inside the cushions'
+    edge: no diamond where they put them, refused. Such an outline covers 0.90 of its
+    quad (a cloth's 0.95-1.0): the cloth is looked for again in the smoother copy,
+    whose outline is the cushions' edge, and the mapping is right."""
+    from calibration.detect import SOLID_OUTLINE, find_cloth
+    from calibration.lens import calibrate_lens
+    from simworld.render.board import checkerboard_views
+    from simworld.render.scene import CUSHION_BAND
+
+    disc, cam, look, img, _ = render.calibration_scene(1734)
+    assert look.cloth == "black"
+    region = find_cloth(img)
+    t, c = disc.table, CUSHION_BAND
+    corners = np.array([[-c, -c, t.cushion_height], [t.length + c, -c, t.cushion_height],
+                        [t.length + c, t.width + c, t.cushion_height],
+                        [-c, t.width + c, t.cushion_height]])
+    truth = cam.project(corners)
+    off = np.linalg.norm(region.quad[:, None] - truth[None], axis=2).min(axis=1)
+    assert region.covered >= SOLID_OUTLINE and off.max() < 12.0, off
+    lens, _ = calibrate_lens(checkerboard_views(cam, 15, seed=1734))
+    calib = calibrate_image(img, lens=lens)
+    xy, px = grid_truth(t, cam)
+    err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max()
+    assert err < 3.0 and err <= calib.quality["predicted_max_error_mm"]
+
+
 def test_the_recheck_refuses_rail_lettering_as_the_diamond_search_does():
     """Benchmark scene 14: "CAROM CUP" printed on the rails 50 mm from the sights,
     brighter than them in each pixel's darkest channel. The re-check took the strongest
