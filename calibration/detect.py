@@ -332,7 +332,8 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
     region comes out ragged, its sides unseen (benchmark scene 410). When the cloth is
     not found, it is looked for again in a copy smoothed further
     (:data:`DARK_CLOTH_BLUR`), where the noise averages out; the first reason stands
-    when that fails too."""
+    when that fails too. So it is when the outline found covers too little of its own
+    quad (:data:`SOLID_OUTLINE`): the smoother copy's is taken if it covers more."""
     try:
         region = _find_cloth(image, BLUR)
     except _Overexposed as blown:

@@ -1201,20 +1201,15 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
                 return "dark", "square", dark
         return "light", "square", searches
     rails = _rails_outlined(gray, region, size, cache)
-    if rails:
-        _search(gray, region, size, searches=rails, cache=cache, outline="rails")
-        if _clean(rails):
-            return "light", "square", rails
+    if _clean(rails):
+        return "light", "square", rails
     dark_image = sight_image(image, "dark")
     dark = _search(dark_image, region, size, cache=dark_cache)
     if _clean(dark):
         return "dark", "square", dark
     dark_rails = _rails_outlined(dark_image, region, size, dark_cache)
-    if dark_rails:
-        _search(dark_image, region, size, searches=dark_rails, cache=dark_cache,
-                outline="rails")
-        if _clean(dark_rails):
-            return "dark", "square", dark_rails
+    if _clean(dark_rails):
+        return "dark", "square", dark_rails
     _search(gray, region, size, thorough=True, searches=searches, cache=cache)
     if _clean(searches):
         return "light", "square", searches
@@ -1257,22 +1252,23 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     return best, "square", tried[best]
 
 
-def _rails_outlined(gray: np.ndarray, region: ClothRegion, size, cache: dict
+def _rails_outlined(sights: np.ndarray, region: ClothRegion, size, cache: dict
                     ) -> dict[str, DiamondSearch]:
-    """Whether the cloth's region may have taken in rails of the cloth's own colour (a
-    charcoal laminate beside a grey cloth): one geometry's diamonds are then mostly
-    found inside its outline, as if it were the rails' outer edge. One geometry is
-    enough to tell (their diamonds lie alike at eighths of the sides); its search,
-    or nothing, is returned, and the other geometries are searched only then."""
+    """Each geometry's diamonds in ``sights`` as if the cloth's region had taken in
+    rails of the cloth's own colour (a charcoal laminate beside a grey cloth), its
+    outline the rails' outer edge; or nothing, when one geometry's diamonds are not
+    mostly found so. One geometry is enough to tell (their diamonds lie alike at
+    eighths of the sides); the others are searched only then."""
     rep = next(iter(GEOMETRY_GROUPS))
     table = TABLES[rep]
     try:
-        search = locate_diamonds(gray, cache, region.quad, table, size, False, "rails")
+        search = locate_diamonds(sights, cache, region.quad, table, size, False, "rails")
     except (np.linalg.LinAlgError, ValueError, cv2.error):
         return {}
     if search is None or len(search.found) < MIN_FOUND * len(table.diamonds):
         return {}
-    return {rep: search}
+    return _search(sights, region, size, searches={rep: search}, cache=cache,
+                   outline="rails")
 
 
 def _best_of(tried: dict[str, dict[str, DiamondSearch]]) -> str:
