@@ -23,6 +23,24 @@ def grid_truth(table, cam):
     return xy, cam.project(np.column_stack([xy, np.zeros(len(xy))]))
 
 
+def assert_mapped_within_prediction(calib, table, cam) -> None:
+    """The calibration maps the cloth within 3 mm of the renderer's truth everywhere,
+    and within the error it predicts for itself."""
+    xy, px = grid_truth(table, cam)
+    err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max()
+    assert err < 3.0 and err <= calib.quality["predicted_max_error_mm"], err
+
+
+def with_measured_lens(img, cam, seed: int):
+    """Scene ``seed``'s frame ``img`` calibrated with the lens of its camera ``cam``
+    measured first, as the benchmark's ``--lens`` does (15 checkerboard views)."""
+    from calibration.lens import calibrate_lens
+    from simworld.render.board import checkerboard_views
+
+    lens, _ = calibrate_lens(checkerboard_views(cam, 15, seed=seed))
+    return calibrate_image(img, lens=lens)
+
+
 @pytest.mark.parametrize("discipline,seed,tilt", [
     ("three_cushion", 3, 12.0), ("russian_pyramid", 4, 6.0), ("pool51", 5, 17.0)])
 def test_rendered_mapping_within_3mm_or_refused(discipline, seed, tilt):
@@ -342,10 +360,8 @@ def test_rails_of_the_cloths_colour_are_not_taken_for_cloth():
     disc, cam, look, img, _ = render.calibration_scene(178)
     assert look.cloth == "grey"
     calib = calibrate_image(img)
-    xy, px = grid_truth(disc.table, cam)
-    err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max()
     assert calib.table == disc.table.name and calib.quality["diamonds_found"] >= 16
-    assert err < 3.0 and err <= calib.quality["predicted_max_error_mm"]
+    assert_mapped_within_prediction(calib, disc.table, cam)
 
 
 def centre_read_errors(calib, look, img, truth) -> np.ndarray:
@@ -412,9 +428,7 @@ def test_pearl_sights_on_light_wood_are_taken_where_most_are_found():
     disc, cam, _, img, _ = render.calibration_scene(332)
     calib = calibrate_image(img)
     assert calib.sights == "pale" and calib.quality["diamonds_found"] >= 13
-    xy, px = grid_truth(disc.table, cam)
-    err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max()
-    assert err < 3.0 and err <= calib.quality["predicted_max_error_mm"]
+    assert_mapped_within_prediction(calib, disc.table, cam)
 
 
 def test_a_racked_opening_tells_the_head_from_the_foot():
@@ -469,10 +483,7 @@ def test_black_sights_among_dark_rail_lettering_are_found():
     assert look.rail_text
     calib = calibrate_image(img, strict=False)
     assert calib.sights == "dark" and calib.quality["diamonds_found"] >= 16
-    xy, px = grid_truth(disc.table, cam)
-    err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max()
-    assert err < 3.0 and err <= calib.quality["predicted_max_error_mm"]
-
+    assert_mapped_within_prediction(calib, disc.table, cam)
 
 
 @pytest.mark.parametrize("seed", [777, 816])
@@ -483,18 +494,13 @@ def test_black_sights_on_rails_of_the_cloths_colour_are_found(seed):
     for only inside it taken for the cloth's (10 of the pyramid's 20 found, refused at
     11 and 25 mm predicted). They are looked for the same way now, and the mapping is
     right."""
-    from calibration.lens import calibrate_lens
-    from simworld.render.board import checkerboard_views
-
     disc, cam, look, img, _ = render.calibration_scene(seed)
     assert look.diamond[0] < 0.1 and look.cloth == "tan"
-    lens, _ = calibrate_lens(checkerboard_views(cam, 15, seed=seed))
-    calib = calibrate_image(img, lens=lens)
+    calib = with_measured_lens(img, cam, seed)
     assert calib.sights == "dark" and calib.table == disc.table.name
     assert calib.quality["diamonds_found"] >= 15
-    xy, px = grid_truth(disc.table, cam)
-    err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max()
-    assert err < 3.0 and err <= calib.quality["predicted_max_error_mm"]
+    assert_mapped_within_prediction(calib, disc.table, cam)
+
 
 def test_a_lux_reading_is_refused_where_the_camera_is_near_clipping():
     """Benchmark scene 269: a bright green cloth that clips over most of the table; the
@@ -565,8 +571,6 @@ def test_a_black_cloths_ragged_lamp_lit_middle_is_not_taken_for_its_outline():
     quad (a cloth's 0.95-1.0): the cloth is looked for again in the smoother copy,
     whose outline is the cushions' edge, and the mapping is right."""
     from calibration.detect import SOLID_OUTLINE, find_cloth
-    from calibration.lens import calibrate_lens
-    from simworld.render.board import checkerboard_views
     from simworld.render.scene import CUSHION_BAND
 
     disc, cam, look, img, _ = render.calibration_scene(1734)
@@ -579,11 +583,7 @@ def test_a_black_cloths_ragged_lamp_lit_middle_is_not_taken_for_its_outline():
     truth = cam.project(corners)
     off = np.linalg.norm(region.quad[:, None] - truth[None], axis=2).min(axis=1)
     assert region.covered >= SOLID_OUTLINE and off.max() < 12.0, off
-    lens, _ = calibrate_lens(checkerboard_views(cam, 15, seed=1734))
-    calib = calibrate_image(img, lens=lens)
-    xy, px = grid_truth(t, cam)
-    err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max()
-    assert err < 3.0 and err <= calib.quality["predicted_max_error_mm"]
+    assert_mapped_within_prediction(with_measured_lens(img, cam, 1734), t, cam)
 
 
 def test_the_recheck_refuses_rail_lettering_as_the_diamond_search_does():
