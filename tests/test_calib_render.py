@@ -669,3 +669,62 @@ def test_sights_between_rail_lettering_calibrate_and_recheck_alike():
     assert Calibration.from_dict(calib.to_dict()).lettering  # the JSON keeps it
     square = check(img, replace(calib, lettering=False))
     assert square.diamonds_seen < seen.diamonds_seen - 4
+
+
+@pytest.mark.parametrize("seed", [1840, 2194])
+def test_sights_on_rails_the_cloth_took_in_are_found_with_the_grain_taken_out(seed):
+    """Benchmark scenes 1840 (a tan cloth, white sights on maple of nearly its colour)
+    and 2194 (a tan cloth, "BILLIARD CLUB" along every rail between the sights, a score
+    graphic over one): the cloth's region took the rails in, and every search in it
+    as the cloth's outline found too few sights (9 and 11 of 20 and 18: refused). With
+    the outline taken for the rails' outer edge and the rails' lengthwise streaks (the
+    grain, the rows of letters) taken out, the sights are found, the mapping is right,
+    and the re-check on the same frame looks the same way and says ok."""
+    from calibration import check
+
+    disc, cam, _, img, _ = render.calibration_scene(seed)
+    calib = with_measured_lens(img, cam, seed)
+    assert calib.grain and calib.table == disc.table.name
+    assert calib.quality["diamonds_found"] >= 0.8 * calib.quality["diamonds_expected"]
+    assert_mapped_within_prediction(calib, disc.table, cam)
+    assert check(img, calib).status == "ok"
+
+
+def test_a_ball_on_a_starting_spot_is_seen_round_its_tilted_outline():
+    """Benchmark scene 1849: a 71 cm balkline table at the opening, the cue ball on a
+    starting spot, which the balkline runs through; the only asymmetric marking. Seen
+    on the cloth's plane, the ring 48 mm round the spot took in the top of the ball,
+    thrown outwards by the view's tilt, and its shadow: 7 of 12 points cloth where 8
+    are asked, and head and foot were not told apart (refused). Seen at the height of
+    the ball's centre the ring is round the ball's outline: with the renderer's true
+    camera the balls vote for the way round they stand, and the table is calibrated."""
+    from calibration.camera import CameraModel
+    from calibration.fit import _balls_on_spots_vote, flip_pose
+
+    disc, cam, _, img, truth = render.calibration_scene(1849)
+    assert disc.table.name == "carom_balkline_71"
+    right = CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size)
+    turned = CameraModel(truth.K, truth.dist, *flip_pose(truth.rvec, truth.tvec, disc.table),
+                         cam.size)
+    assert _balls_on_spots_vote(img, right, turned, disc.table) == 1
+    assert _balls_on_spots_vote(img, turned, right, disc.table) == -1
+    calib = with_measured_lens(img, cam, 1849)
+    assert_mapped_within_prediction(calib, disc.table, cam)
+
+
+def test_white_sights_on_black_rails_are_not_handed_to_the_black_sights_image():
+    """Benchmark scene 2102: pool 51, white sights on black rails lit grey, a score
+    graphic. Grey finds all 18 cleanly but loosely (0.68 px), so the black sights'
+    image is searched as well (scene 620's halos); the white sights show there too,
+    at 0.67 px, on another geometry, which was taken: 6 of 18 diamonds, refused. That
+    image is taken only when it fits within `HALO_RMS_PX`, and grey's sights map the
+    table."""
+    from calibration.fit import HALO_RMS_PX
+
+    disc, cam, look, img, _ = render.calibration_scene(2102)
+    assert look.diamond[0] > 0.5 and max(look.wood) < 0.1  # white sights, black rails
+    calib = with_measured_lens(img, cam, 2102)
+    assert calib.sights == "light" and calib.table == disc.table.name
+    assert calib.quality["diamonds_found"] >= len(disc.table.diamonds) - 1  # (one pruned)
+    assert_mapped_within_prediction(calib, disc.table, cam)
+    assert HALO_RMS_PX < 0.67
