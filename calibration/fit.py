@@ -1265,7 +1265,8 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     if beats_best(lettered):
         return "pale", "lettering", lettered
     # the rails' grain taken out, on rails of the cloth's colour that its region took
-    # in (scenes 1840, 2194: maple beside a tan cloth, lettering along the rails)
+    # in (scenes 1840 and 2194, tan cloths: maple of its colour; brown wood with a
+    # sponsor's name along every rail, whose rows of letters go as the grain does)
     for name, sights, kept in (("light", gray, cache), ("pale", pale_image, pale_cache)):
         grained = _rails_outlined(sights, region, size, kept, background="grain")
         if beats_best(grained):

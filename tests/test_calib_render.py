@@ -728,3 +728,21 @@ def test_white_sights_on_black_rails_are_not_handed_to_the_black_sights_image():
     assert calib.quality["diamonds_found"] >= len(disc.table.diamonds) - 1  # (one pruned)
     assert_mapped_within_prediction(calib, disc.table, cam)
     assert HALO_RMS_PX < 0.67
+
+
+def test_a_clipping_cloths_rim_is_outlined_with_its_lamp_lit_middle():
+    """Benchmark scene 2310: a tournament-blue cloth clipping in blue over the whole
+    table. Its colour is read from pixels clipped in two channels or more, and the
+    lamp-lit middle's colour, bent by the clipping, parted from the rim's: the middle
+    alone made four sides, 130 px off the cloth's corner, and the frame was refused.
+    Its outline covers too little of its quad (`detect.SOLID_OUTLINE`), so it is
+    looked for again in the smoother copy, where the rim joins it."""
+    from calibration.detect import BLUR, SOLID_OUTLINE, _find_cloth, find_cloth
+
+    disc, cam, look, img, _ = render.calibration_scene(2310)
+    assert look.cloth == "tournament_blue"
+    assert _find_cloth(img, BLUR, clip_channels=2).covered < SOLID_OUTLINE
+    assert find_cloth(img).covered >= SOLID_OUTLINE
+    calib = with_measured_lens(img, cam, 2310)
+    assert calib.table == disc.table.name
+    assert_mapped_within_prediction(calib, disc.table, cam)
