@@ -348,33 +348,32 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
             region = _find_cloth(image, BLUR, clip_channels=2)
         except CalibrationError:
             raise blown from None
-        if region.covered < SOLID_OUTLINE:
-            # the lamp-lit middle's clipped colour bent from the rim's, yet four sides
-            # (benchmark scene 2310: a tournament-blue cloth, the quad 130 px off at
-            # a corner): in the smoother copy the rim may join it
-            try:
-                smoother = _find_cloth(image, DARK_CLOTH_BLUR, clip_channels=2)
-            except CalibrationError:
-                return region
-            if smoother.covered > region.covered:
-                return smoother
-        return region
+        # the lamp-lit middle's clipped colour may part from the rim's and still make
+        # four sides (benchmark scene 2310: a tournament-blue cloth, the quad 140-150
+        # px off at two corners): in the smoother copy the rim may join it
+        return _solid_outline(image, region, clip_channels=2)
     except CalibrationError as first:
         try:
             return _find_cloth(image, DARK_CLOTH_BLUR)
         except CalibrationError:
             raise first from None
-    if region.covered < SOLID_OUTLINE:
-        # a ragged outline that still made four sides: a black cloth's lamp-lit middle,
-        # its dim rim lost in noise (benchmark scene 1734: an oval, the quad 40-80 px
-        # inside the cushions' edge, no diamond where it put them)
-        try:
-            smoother = _find_cloth(image, DARK_CLOTH_BLUR)
-        except CalibrationError:
-            return region
-        if smoother.covered > region.covered:
-            return smoother
-    return region
+    # a ragged outline that still made four sides: a black cloth's lamp-lit middle, its
+    # dim rim lost in noise (benchmark scene 1734: an oval, the quad 40-80 px inside the
+    # cushions' edge, no diamond where it put them)
+    return _solid_outline(image, region)
+
+
+def _solid_outline(image: np.ndarray, region: ClothRegion, clip_channels: int = 1
+                   ) -> ClothRegion:
+    """``region``, or where its outline covers less of its quad than
+    :data:`SOLID_OUTLINE`, the smoother copy's outline if that covers more."""
+    if region.covered >= SOLID_OUTLINE:
+        return region
+    try:
+        smoother = _find_cloth(image, DARK_CLOTH_BLUR, clip_channels)
+    except CalibrationError:
+        return region
+    return smoother if smoother.covered > region.covered else region
 
 
 #: px (work copy): the smoothing of the work copy, and of the second look for the

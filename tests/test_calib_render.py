@@ -734,7 +734,7 @@ def test_a_clipping_cloths_rim_is_outlined_with_its_lamp_lit_middle():
     """Benchmark scene 2310: a tournament-blue cloth clipping in blue over the whole
     table. Its colour is read from pixels clipped in two channels or more, and the
     lamp-lit middle's colour, bent by the clipping, parted from the rim's: the middle
-    alone made four sides, 130 px off the cloth's corner, and the frame was refused.
+    alone made four sides, 140-150 px off at two corners, and the frame was refused.
     Its outline covers too little of its quad (`detect.SOLID_OUTLINE`), so it is
     looked for again in the smoother copy, where the rim joins it."""
     from calibration.detect import BLUR, SOLID_OUTLINE, _find_cloth, find_cloth
