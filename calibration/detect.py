@@ -383,7 +383,7 @@ DARK_CLOTH_BLUR = 9
 #: a cloth outline whose quad its mask covers less than this is looked for again in
 #: the smoother copy (:func:`find_cloth`): a cloth's mask covers 0.95-1.0 of its quad
 #: (benchmark seeds 0-1799, but for scene 1734's ragged oval at 0.90; of the six that
-#: clip, 1309's lamp-lit middle at 0.86, and 2310's among seeds 1800-2399)
+#: clip, 1309's lamp-lit middle at 0.86; later, 2310's at 0.87)
 SOLID_OUTLINE = 0.93
 
 
