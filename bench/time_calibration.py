@@ -7,15 +7,16 @@
 ``bench_calibration.py --start S --n 1`` times a scene's frame in a fresh process,
 whose first calibration also pays one-time costs (OpenCV's and NumPy's first calls).
 Here one calibration warms the process first, then each scene's frame is calibrated
-``--repeat`` times (unaided) and the median is printed: the figure to compare two
-commits by, run one after the other on the same machine (this machine is shared, and
-its speed changes from day to day). ``--start``/``--n`` take a range of scenes
+``--repeat`` times (unaided, but for ``--lens``) and the median is printed: the figure
+to compare two commits by, run one after the other on the same machine (this machine
+is shared, and its speed changes from day to day). ``--start``/``--n`` take a range of scenes
 (``--width``: only those rendered that many px across) and end with the range's
 median, 90th percentile and slowest frames, and how many took 2 s or more: the
 issue's target is under 2 s for a 1920x1080 frame. Run it alone on the machine.
 ``--cpu`` times the process's CPU seconds instead (its threads summed): steadier than
 the wall clock when others share the machine, to compare two commits by; the target
-is in wall seconds.
+is in wall seconds. ``--lens``: each scene's lens is measured first, as
+``bench_calibration.py --lens`` does (not timed), and given to the calibration.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.bench_calibration import LENS_VIEWS  # noqa: E402
 from calibration import calibrate_image  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
 from simworld.render import calibration_scene  # noqa: E402
@@ -37,10 +39,10 @@ from simworld.render import calibration_scene  # noqa: E402
 TARGET_S = 2.0
 
 
-def seconds(img, clock=time.perf_counter) -> float:
+def seconds(img, clock=time.perf_counter, lens=None) -> float:
     t0 = clock()
     try:
-        calibrate_image(img, strict=False)
+        calibrate_image(img, strict=False, lens=lens)
     except CalibrationError:
         pass  # a refusal takes its time too
     return clock() - t0
@@ -68,6 +70,8 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="markdown summary of a range")
     ap.add_argument("--cpu", action="store_true",
                     help="CPU seconds of the process instead of the wall clock")
+    ap.add_argument("--lens", action="store_true",
+                    help="measure each scene's lens first (not timed) and give it")
     args = ap.parse_args()
     clock = time.process_time if args.cpu else time.perf_counter
     seeds = list(args.seeds)
@@ -78,13 +82,19 @@ def main() -> int:
     times: dict[int, float] = {}
     warm = False
     for seed in seeds:
-        img = calibration_scene(seed)[3]
+        _, cam, _, img, _ = calibration_scene(seed)
         if args.width and img.shape[1] != args.width:
             continue
+        lens = None
+        if args.lens:
+            from calibration.lens import calibrate_lens
+            from simworld.render.board import checkerboard_views
+
+            lens, _ = calibrate_lens(checkerboard_views(cam, LENS_VIEWS, seed=seed))
         if not warm:
-            seconds(img, clock)
+            seconds(img, clock, lens)
             warm = True
-        runs = sorted(seconds(img, clock) for _ in range(args.repeat))
+        runs = sorted(seconds(img, clock, lens) for _ in range(args.repeat))
         times[seed] = runs[len(runs) // 2]
         print(f"seed {seed} ({img.shape[1]}x{img.shape[0]}): median {times[seed]:.2f} s"
               f" of {args.repeat} ({', '.join(f'{t:.2f}' for t in runs)})", flush=True)
@@ -97,7 +107,8 @@ def main() -> int:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True, cwd=Path(__file__).resolve().parents[1]).stdout.strip()
         args.out.write_text(
-            f"# Calibration {'CPU ' if args.cpu else ''}time, warm, unaided (commit {commit})\n\n"
+            f"# Calibration {'CPU ' if args.cpu else ''}time, warm, "
+            f"{'lens measured' if args.lens else 'unaided'} (commit {commit})\n\n"
             f"`python bench/time_calibration.py {' '.join(sys.argv[1:])}`: each frame "
             f"calibrated {args.repeat} time(s) after a warm-up, the median kept; alone on "
             "the shared 2-core machine.\n\n" + "\n".join(lines) + "\n\n"
