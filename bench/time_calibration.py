@@ -34,7 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bench_calibration import LENS_VIEWS  # noqa: E402
 from calibration import calibrate_image  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
+from calibration.lens import calibrate_lens  # noqa: E402
 from simworld.render import calibration_scene  # noqa: E402
+from simworld.render.board import checkerboard_views  # noqa: E402
 
 TARGET_S = 2.0
 
@@ -87,9 +89,6 @@ def main() -> int:
             continue
         lens = None
         if args.lens:
-            from calibration.lens import calibrate_lens
-            from simworld.render.board import checkerboard_views
-
             lens, _ = calibrate_lens(checkerboard_views(cam, LENS_VIEWS, seed=seed))
         if not warm:
             seconds(img, clock, lens)

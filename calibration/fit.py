@@ -1250,7 +1250,8 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
         return (_clean(fallback)
                 and _well_found(fallback) >= _well_found(tried[best]) + GRAIN_GAIN)
 
-    for name, sights, kept in (("light", gray, cache), ("pale", pale_image, pale_cache)):
+    grainy = (("light", gray, cache), ("pale", pale_image, pale_cache))
+    for name, sights, kept in grainy:
         # light wood's grain, streaked along the rail, taken out (scenes 218, 367)
         grained = _search(sights, region, size, cache=kept, background="grain")
         if beats_best(grained):
@@ -1267,7 +1268,7 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     # the rails' grain taken out, on rails of the cloth's colour that its region took
     # in (scenes 1840 and 2194, tan cloths: maple of its colour; brown wood with a
     # sponsor's name along every rail, whose rows of letters go as the grain does)
-    for name, sights, kept in (("light", gray, cache), ("pale", pale_image, pale_cache)):
+    for name, sights, kept in grainy:
         grained = _rails_outlined(sights, region, size, kept, background="grain")
         if beats_best(grained):
             return name, "grain", grained

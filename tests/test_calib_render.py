@@ -31,6 +31,17 @@ def assert_mapped_within_prediction(calib, table, cam) -> None:
     assert err < 3.0 and err <= calib.quality["predicted_max_error_mm"], err
 
 
+def true_and_turned(table, cam, truth):
+    """The scene's true camera, and the same turned half round the table (head for
+    foot), as the calibration's CameraModel."""
+    from calibration.camera import CameraModel
+    from calibration.fit import flip_pose
+
+    return (CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size),
+            CameraModel(truth.K, truth.dist, *flip_pose(truth.rvec, truth.tvec, table),
+                        cam.size))
+
+
 def with_measured_lens(img, cam, seed: int):
     """Scene ``seed``'s frame ``img`` calibrated with the lens of its camera ``cam``
     measured first, as the benchmark's ``--lens`` does (15 checkerboard views)."""
@@ -318,7 +329,6 @@ def test_light_wood_rails_with_black_or_pearl_sights(sight, expect):
     assert check(img, by_hand).ok
 
 
-
 def test_a_chalk_line_on_a_tan_cloth_under_a_lamps_slope_is_found():
     """Benchmark scene 0: a near-vertical opening of a pyramid table, the rack over the
     spots, the house line free. The line stands 10 grey levels above a tan cloth whose
@@ -447,14 +457,11 @@ def test_a_racked_opening_tells_the_head_from_the_foot():
 def test_the_rack_votes_only_at_the_opening(balls, expect):
     """With the renderer's true camera: the opening's rack votes for the way round it
     stands (+1 as given, -1 turned), and balls where a game leaves them vote nothing."""
-    from calibration.camera import CameraModel
     from calibration.detect import find_cloth
-    from calibration.fit import _rack_vote, flip_pose
+    from calibration.fit import _rack_vote
 
     disc, cam, _, img, truth = render.calibration_scene(260, balls=balls)
-    right = CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size)
-    turned = CameraModel(truth.K, truth.dist, *flip_pose(truth.rvec, truth.tvec, disc.table),
-                         cam.size)
+    right, turned = true_and_turned(disc.table, cam, truth)
     cloth = find_cloth(img).model
     assert _rack_vote(img, right, turned, disc.table, cloth) == expect
     assert _rack_vote(img, turned, right, disc.table, cloth) == -expect
@@ -698,14 +705,11 @@ def test_a_ball_on_a_starting_spot_is_seen_round_its_tilted_outline():
     are asked, and head and foot were not told apart (refused). Seen at the height of
     the ball's centre the ring is round the ball's outline: with the renderer's true
     camera the balls vote for the way round they stand, and the table is calibrated."""
-    from calibration.camera import CameraModel
-    from calibration.fit import _balls_on_spots_vote, flip_pose
+    from calibration.fit import _balls_on_spots_vote
 
     disc, cam, _, img, truth = render.calibration_scene(1849)
     assert disc.table.name == "carom_balkline_71"
-    right = CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size)
-    turned = CameraModel(truth.K, truth.dist, *flip_pose(truth.rvec, truth.tvec, disc.table),
-                         cam.size)
+    right, turned = true_and_turned(disc.table, cam, truth)
     assert _balls_on_spots_vote(img, right, turned, disc.table) == 1
     assert _balls_on_spots_vote(img, turned, right, disc.table) == -1
     calib = with_measured_lens(img, cam, 1849)
