@@ -277,19 +277,20 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _four_point_homographies(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """Homographies (S, 3, 3) taking each sample's four points ``src`` (S, 4, 2) onto
-    ``dst``, up to scale; all zero where three points of a sample lie on a line (a
-    rail's diamonds do). Each side's basis map is built with cross products, so no
-    sample's solve can fail the batch."""
+    """Homographies (..., S, 3, 3) taking each sample's four points ``src`` (S, 4, 2)
+    onto ``dst`` (..., S, 4, 2: several sets of targets for the same samples), up to
+    scale; all zero where three points of a sample lie on a line (a rail's diamonds
+    do). Each side's basis map is built with cross products, so no sample's solve can
+    fail the batch."""
     def basis(p: np.ndarray) -> np.ndarray:
-        h = np.concatenate([p, np.ones(p.shape[:-1] + (1,))], axis=-1)  # (S, 4, 3)
-        a, b, c, d = h[:, 0], h[:, 1], h[:, 2], h[:, 3]
-        lam = np.stack([np.einsum("si,si->s", _cross(b, c), d),
-                        np.einsum("si,si->s", _cross(c, a), d),
-                        np.einsum("si,si->s", _cross(a, b), d)], axis=-1)
-        scale = np.abs(np.einsum("si,si->s", _cross(a, b), c))
-        ok = (np.abs(lam) > 1e-6 * scale[:, None]).all(axis=-1) & (scale > 0)
-        return np.stack([a, b, c], axis=-1) * lam[:, None, :], ok  # columns a, b, c
+        h = np.concatenate([p, np.ones(p.shape[:-1] + (1,))], axis=-1)  # (..., S, 4, 3)
+        a, b, c, d = h[..., 0, :], h[..., 1, :], h[..., 2, :], h[..., 3, :]
+        lam = np.stack([np.einsum("...i,...i->...", _cross(b, c), d),
+                        np.einsum("...i,...i->...", _cross(c, a), d),
+                        np.einsum("...i,...i->...", _cross(a, b), d)], axis=-1)
+        scale = np.abs(np.einsum("...i,...i->...", _cross(a, b), c))
+        ok = (np.abs(lam) > 1e-6 * scale[..., None]).all(axis=-1) & (scale > 0)
+        return np.stack([a, b, c], axis=-1) * lam[..., None, :], ok  # columns a, b, c
 
     def adjugate(m: np.ndarray) -> np.ndarray:
         c0, c1, c2 = m[..., 0], m[..., 1], m[..., 2]
@@ -314,45 +315,62 @@ def ransac_homography(src: np.ndarray, dst: np.ndarray, tol_px: float, samples: 
     sample at a time (3000 for several blobs per diamond: 40 ms a call, a third of a
     hard frame's calibration), counts two blobs of one diamond twice and draws samples
     that repeat a diamond."""
+    return ransac_homographies(src, np.asarray(dst, float).reshape(1, -1, 2), tol_px,
+                               samples, ids, seed)[0]
+
+
+def ransac_homographies(src: np.ndarray, dsts: np.ndarray, tol_px: float, samples: int,
+                        ids: np.ndarray | None = None, seed: int = 0
+                        ) -> list[np.ndarray | None]:
+    """:func:`ransac_homography` from ``src`` to each of ``dsts`` (K, N, 2: the same
+    points undistorted by each k of a grid), the same samples drawn for all and scored
+    in one batch: one call's overhead instead of K (most calls draw only 200)."""
     src = np.asarray(src, float).reshape(-1, 2)
-    dst = np.asarray(dst, float).reshape(-1, 2)
+    dsts = np.asarray(dsts, float).reshape(len(dsts), -1, 2)
     ids = np.arange(len(src)) if ids is None else np.asarray(ids)
     order = np.argsort(ids, kind="stable")  # work with each diamond's blobs together
-    src, dst, ids = src[order], dst[order], ids[order]
+    src, dsts, ids = src[order], dsts[:, order], ids[order]
     uniq, first, count = np.unique(ids, return_index=True, return_counts=True)
     if len(uniq) < 4:
-        return None
+        return [None] * len(dsts)
     rng = np.random.default_rng(seed)
     pick = np.argsort(rng.random((samples, len(uniq))), axis=1)[:, :4]  # distinct ids
     chosen = first[pick] + (rng.random((samples, 4)) * count[pick]).astype(int)
     # normalised coordinates keep the products of the basis maps well scaled
-    Ts, Td = _normalizer(src), _normalizer(dst)
-    sn, dn = _apply(Ts, src), _apply(Td, dst)
-    Hn = _four_point_homographies(sn[chosen], dn[chosen])
-    Hn = Hn[np.abs(Hn).sum(axis=(1, 2)) > 0].astype(np.float32)  # degenerate ones out
-    if not len(Hn):
-        return None
+    Ts, Td = _normalizer(src), _normalizer(dsts)
+    sn, dn = _apply(Ts, src), _apply(Td, dsts)
+    Hn = _four_point_homographies(sn[chosen], dn[:, chosen])  # (K, S, 3, 3)
+    valid = np.abs(Hn).sum(axis=(-2, -1)) > 0  # degenerate ones: all zero
+    Hn = Hn.astype(np.float32)
     x, y = sn[:, 0].astype(np.float32), sn[:, 1].astype(np.float32)
 
-    def row(i: int) -> np.ndarray:  # (S, N): one row of each H applied to every point
-        return Hn[:, i, 0, None] * x + Hn[:, i, 1, None] * y + Hn[:, i, 2, None]
+    def row(i: int) -> np.ndarray:  # (K, S, N): one row of each H applied to every point
+        return Hn[..., i, 0, None] * x + Hn[..., i, 1, None] * y + Hn[..., i, 2, None]
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         w = row(2)
-        dx = row(0) / w - dn[:, 0].astype(np.float32)
-        dy = row(1) / w - dn[:, 1].astype(np.float32)
-        d2 = dx * dx + dy * dy
-    inlier = d2 < np.float32((tol_px * Td[0, 0]) ** 2)  # NaN: out
-    per_id = np.maximum.reduceat(inlier, first, axis=1).sum(axis=1)
-    tied = np.flatnonzero(per_id == per_id.max())
-    if per_id[tied[0]] < 4:
-        return None
-    spread = np.where(inlier[tied], np.sqrt(d2[tied]), 0).sum(axis=1)
-    best = int(tied[np.argmin(spread)])
-    r = np.sqrt(d2[best].astype(float)) / Td[0, 0]
-    mask = _one_per_diamond(r, inlier[best], ids if len(uniq) < len(ids) else None)
-    H, _ = cv2.findHomography(src[mask], dst[mask], 0)
-    return H
+        dx = row(0) / w - dn[:, None, :, 0].astype(np.float32)
+        dy = row(1) / w - dn[:, None, :, 1].astype(np.float32)
+        d2_all = dx * dx + dy * dy
+    several = ids if len(uniq) < len(ids) else None
+    out: list[np.ndarray | None] = []
+    for dst, T, ok, d2 in zip(dsts, Td, valid, d2_all, strict=True):
+        if not ok.any():
+            out.append(None)
+            continue
+        d2 = d2[ok]
+        inlier = d2 < np.float32((tol_px * T[0, 0]) ** 2)  # NaN: out
+        per_id = np.maximum.reduceat(inlier, first, axis=1).sum(axis=1)
+        tied = np.flatnonzero(per_id == per_id.max())
+        if per_id[tied[0]] < 4:
+            out.append(None)
+            continue
+        spread = np.where(inlier[tied], np.sqrt(d2[tied]), 0).sum(axis=1)
+        best = int(tied[np.argmin(spread)])
+        r = np.sqrt(d2[best].astype(float)) / T[0, 0]
+        mask = _one_per_diamond(r, inlier[best], several)
+        out.append(cv2.findHomography(src[mask], dst[mask], 0)[0])
+    return out
 
 
 def _refine(src: np.ndarray, dst: np.ndarray, size, tol_px: float, mask: np.ndarray,
@@ -405,9 +423,9 @@ def fit_rail_model(src_mm: np.ndarray, dst_px: np.ndarray, size: tuple[int, int]
         return None
     iters = 200 if ids is None else 3000
     best, best_fit = None, None
-    for k in K_RANSAC:
-        u = _undistort(dst, k, size)
-        H = ransac_homography(src, u, tol_px + RANSAC_GRID_PX, iters, ids)
+    us = np.stack([_undistort(dst, k, size) for k in K_RANSAC])
+    Hs = ransac_homographies(src, us, tol_px + RANSAC_GRID_PX, iters, ids)
+    for k, u, H in zip(K_RANSAC, us, Hs, strict=True):
         if H is None:
             continue
         r = np.linalg.norm(_apply(H, src) - u, axis=1)
@@ -452,18 +470,26 @@ def blob_candidates(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
     x0, y0 = max(0, int(round(cx)) - reach), max(0, int(round(cy)) - reach)
     x1, y1 = min(w, int(round(cx)) + reach + 1), min(h, int(round(cy)) + reach + 1)
     win = th[y0:y1, x0:x1]
-    yy, xx = np.ogrid[y0:y1, x0:x1]
+    # blobs are looked for in the search circle's box (a pixel more each side), the
+    # window round it being only the context they are judged in
+    r = radius_px
+    bx0, by0 = max(x0, int(np.floor(cx - r)) - 1), max(y0, int(np.floor(cy - r)) - 1)
+    bx1, by1 = min(x1, int(np.ceil(cx + r)) + 2), min(y1, int(np.ceil(cy + r)) + 2)
+    yy, xx = np.arange(by0, by1)[:, None], np.arange(bx0, bx1)  # (np.ogrid costs more)
     inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= radius_px ** 2
     if not inside.any():
         return []
-    cand = np.where(inside, win, -1.0)
+    cand = np.where(inside, th[by0:by1, bx0:bx1], -1.0)
+    ox, oy = bx0 - x0, by0 - y0  # the box's place in the window
     out: list[tuple[np.ndarray, float]] = []
     rim = max(2, int(round(3.0 * ppm)))
     for _ in range(max_n + 4):  # a few refused blobs may come before the diamond
-        j = int(np.argmax(cand))
-        peak = float(cand.flat[j])
+        jb = int(np.argmax(cand))
+        peak = float(cand.flat[jb])
         if peak < min_peak:
             break
+        row, col = divmod(jb, cand.shape[1])
+        j = (row + oy) * win.shape[1] + col + ox  # the peak's index in the window
         key = (x0, y0, x1, y1, j, ppm)
         if key not in judged:
             blob = _Blob(win, peak, j)
@@ -473,12 +499,23 @@ def blob_candidates(th: np.ndarray, p: np.ndarray, radius_px: float, ppm: float,
             judged[key] = sl, rimmed, _judge_blob(blob, (x0, y0, x1, y1), (w, h), ppm, ctx,
                                                   peak)
         sl, rimmed, centre = judged[key]
-        cand[sl][rimmed] = -1.0
+        _clear(cand, (oy, ox), sl, rimmed)
         if centre is not None:
             out.append((centre, peak))
             if len(out) >= max_n:
                 break
     return out
+
+
+def _clear(cand: np.ndarray, at: tuple[int, int], sl: tuple[slice, slice],
+           mask: np.ndarray) -> None:
+    """Set to -1 the pixels of ``cand`` (a box at ``at``, row and column, in a window)
+    where ``mask``, over the window's slices ``sl``, is set."""
+    r0, r1 = max(sl[0].start, at[0]), min(sl[0].stop, at[0] + cand.shape[0])
+    c0, c1 = max(sl[1].start, at[1]), min(sl[1].stop, at[1] + cand.shape[1])
+    if r0 < r1 and c0 < c1:
+        part = mask[r0 - sl[0].start:r1 - sl[0].start, c0 - sl[1].start:c1 - sl[1].start]
+        cand[r0 - at[0]:r1 - at[0], c0 - at[1]:c1 - at[1]][part] = -1.0
 
 
 class _Blob:
@@ -489,7 +526,7 @@ class _Blob:
 
     def __init__(self, win: np.ndarray, peak: float, j: int):
         self.win = win
-        self.hi = (win >= 0.5 * peak).astype(np.uint8)  # 1: over half; filled: 2, 3...
+        self.hi = np.greater_equal(win, 0.5 * peak).view(np.uint8)  # 1: over half; filled: 2...
         self.py, self.px = divmod(j, win.shape[1])
         self.label = 1
         self.filled: dict[int, tuple[int, tuple[int, int, int, int]]] = {}
@@ -514,7 +551,7 @@ class _Blob:
         bx0, by0 = max(0, box[0] - grow), max(0, box[1] - grow)
         bx1, by1 = min(W, box[2] + grow), min(H, box[3] + grow)
         sl = (slice(by0, by1), slice(bx0, bx1))
-        return sl, (self.hi[sl] == self.own).astype(np.uint8)
+        return sl, (self.hi[sl] == self.own).view(np.uint8)
 
     def neighbours(self, sl: tuple[slice, slice], near: np.ndarray
                    ) -> list[tuple[int, float]]:
@@ -531,6 +568,16 @@ class _Blob:
             area, (bx, by, bw, bh) = self.filled[label]
             part = (slice(by, by + bh), slice(bx, bx + bw))
             out.append((area, float(self.win[part][self.hi[part] == label].max())))
+
+
+def _median(v: np.ndarray) -> float:
+    """np.median of a 1-D array, by partition alone (np.median's checks cost more than
+    the partition on the few hundred values of a blob's ring)."""
+    h = len(v) // 2
+    if len(v) % 2:
+        return np.partition(v, h)[h]
+    part = np.partition(v, (h - 1, h))
+    return (part[h - 1] + part[h]) / 2
 
 
 def _judge_blob(blob: _Blob, box: tuple[int, int, int, int], size: tuple[int, int],
@@ -564,7 +611,7 @@ def _judge_blob(blob: _Blob, box: tuple[int, int, int, int], size: tuple[int, in
     ys0, xs0 = max(0, ring_box[1]), max(0, ring_box[0])
     ys1, xs1 = min(win.shape[0], ring_box[3]), min(win.shape[1], ring_box[2])
     inner = (slice(ys0 - ry0, ys1 - ry0), slice(xs0 - rx0, xs1 - rx0))
-    yy, xx = np.ogrid[ys0:ys1, xs0:xs1]
+    yy, xx = np.arange(ys0, ys1)[:, None], np.arange(xs0, xs1)
     d2 = (xx - blob.px) ** 2 + (yy - blob.py) ** 2
     ring = win[ys0:ys1, xs0:xs1][(d2 <= ctx ** 2) & (d2 >= (15.0 * ppm) ** 2)
                                  & ~near[inner]]
@@ -573,7 +620,7 @@ def _judge_blob(blob: _Blob, box: tuple[int, int, int, int], size: tuple[int, in
     i50, i99 = len(ring) // 2, int(0.99 * (len(ring) - 1))
     part = np.partition(ring, (i50, i99))
     med, q99 = float(part[i50]), float(part[i99])
-    if peak <= 1.5 * q99 and peak <= med + 5.0 * 1.4826 * np.median(np.abs(ring - med)):
+    if peak <= 1.5 * q99 and peak <= med + 5.0 * 1.4826 * _median(np.abs(ring - med)):
         return None
     sl, comp = blob.mask(0)
     ys, xs = np.nonzero(comp)
