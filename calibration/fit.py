@@ -179,16 +179,25 @@ def _rodrigues(r: np.ndarray) -> np.ndarray:
     return np.eye(3)[None] + s * K + (1 - c) * (K @ K)
 
 
+def _first_or_own(same: np.ndarray) -> np.ndarray:
+    """Each row's index among the first row and the rows unlike it (``same``: the
+    rows like the first), in their order."""
+    return np.where(same, 0, np.cumsum(~same))
+
+
 def _backproject(px: np.ndarray, P: np.ndarray, z) -> np.ndarray:
     """Cast pixels' rays onto world planes at ``z`` (N,) for M parameter vectors
     (M, >=13): table (x, y) mm, shape (M, N, 2)."""
-    # a Jacobian's parameter vectors mostly differ in the pose alone: undistort once
-    # per distinct lens (f, k1, k2, p1, p2, cx, cy), element by element as before
+    # a Jacobian's parameter vectors are the first with one parameter stepped: those
+    # stepped in an edge offset alone cast the first's rays, and those stepped in the
+    # pose undistort with the first's lens (f, k1, k2, p1, p2, cx, cy)
+    same = (P[:, :N_CAMERA] == P[0, :N_CAMERA]).all(axis=1)
+    if same[1:].any():
+        return _backproject(px, np.concatenate([P[:1], P[~same]]), z)[_first_or_own(same)]
     lens = P[:, [0, 1, 2, 3, 4, 11, 12]]
-    if len(P) > 1:
-        lens, which = np.unique(lens, axis=0, return_inverse=True)
-    else:
-        which = np.zeros(1, int)
+    same = (lens == lens[0]).all(axis=1)
+    which = _first_or_own(same)
+    lens = np.concatenate([lens[:1], lens[~same]])
     f, k1, k2, p1, p2, cx, cy = (lens[:, i:i + 1] for i in range(7))
     R = _rodrigues(P[:, 5:8])
     t = P[:, 8:11]
@@ -200,7 +209,7 @@ def _backproject(px: np.ndarray, P: np.ndarray, z) -> np.ndarray:
         dx = 2 * p1 * x * y + p2 * (r2 + 2 * x * x)
         dy = p1 * (r2 + 2 * y * y) + 2 * p2 * x * y
         x, y = (xd - dx) / rad, (yd - dy) / rad
-    x, y = x[which.ravel()], y[which.ravel()]
+    x, y = x[which], y[which]
     # world ray direction R^T d, camera centre -R^T t
     dw = (x[..., None] * R[:, None, 0, :] + y[..., None] * R[:, None, 1, :]
           + R[:, None, 2, :])
