@@ -570,7 +570,7 @@ class _Blob:
             out.append((area, float(self.win[part][self.hi[part] == label].max())))
 
 
-def _median(v: np.ndarray) -> float:
+def median(v: np.ndarray) -> float:
     """np.median of a 1-D array, by partition alone (np.median's checks cost more than
     the partition on the few hundred values of a blob's ring)."""
     h = len(v) // 2
@@ -620,7 +620,7 @@ def _judge_blob(blob: _Blob, box: tuple[int, int, int, int], size: tuple[int, in
     i50, i99 = len(ring) // 2, int(0.99 * (len(ring) - 1))
     part = np.partition(ring, (i50, i99))
     med, q99 = float(part[i50]), float(part[i99])
-    if peak <= 1.5 * q99 and peak <= med + 5.0 * 1.4826 * _median(np.abs(ring - med)):
+    if peak <= 1.5 * q99 and peak <= med + 5.0 * 1.4826 * median(np.abs(ring - med)):
         return None
     sl, comp = blob.mask(0)
     ys, xs = np.nonzero(comp)

@@ -33,7 +33,7 @@ from .detect import (
     sight_image,
     tophat,
 )
-from .diamonds import MULTI_BELOW, DiamondSearch, grow_diamonds, locate_diamonds
+from .diamonds import MULTI_BELOW, DiamondSearch, grow_diamonds, locate_diamonds, median
 from .lens import Lens, LensError
 from .result import Calibration
 
@@ -1002,6 +1002,17 @@ def _line_search_px(ppm: float) -> float:
     return max(8.0, 15.0 * ppm)
 
 
+def _line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """np.polyfit(x, y, 1) (slope, intercept), its least squares as it does them, without
+    its checks (a few thousand calls a frame)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    lhs = np.column_stack([x, np.ones_like(x)])
+    scale = np.sqrt((lhs * lhs).sum(axis=0))
+    lhs /= scale
+    c = np.linalg.lstsq(lhs, y, len(x) * np.finfo(float).eps)[0] / scale
+    return c[0], c[1]
+
+
 def _ridge_height(offs: np.ndarray, pr: np.ndarray, j: int, half_px: float = 3.0
                   ) -> tuple[float, float]:
     """How far a profile's ridge at sample ``j`` stands above the cloth either side of
@@ -1014,9 +1025,9 @@ def _ridge_height(offs: np.ndarray, pr: np.ndarray, j: int, half_px: float = 3.0
     if away.sum() < 4 or not (away & (offs < offs[j])).any() or not (
             away & (offs > offs[j])).any():
         return 0.0, np.inf
-    slope, icpt = np.polyfit(offs[away], pr[away], 1)
+    slope, icpt = _line_fit(offs[away], pr[away])
     r = pr[away] - (slope * offs[away] + icpt)
-    mad = 1.4826 * float(np.median(np.abs(r - np.median(r)))) + 0.5
+    mad = 1.4826 * float(median(np.abs(r - median(r)))) + 0.5
     return float(pr[j] - (slope * offs[j] + icpt)), mad
 
 
