@@ -17,13 +17,20 @@ issue's target is under 2 s for a 1920x1080 frame. Run it alone on the machine.
 the wall clock when others share the machine, to compare two commits by; the target
 is in wall seconds. ``--lens``: each scene's lens is measured first, as
 ``bench_calibration.py --lens`` does (not timed), and given to the calibration.
+``--against REV``: the calibration package of git revision REV (``calibration/`` alone,
+unpacked beside this one) and this checkout's, called in turn on each frame, ``--repeat``
+times each after a warm-up of both, in one process: both meet the same load, so their
+ratio holds on a machine whose speed changes from hour to hour (the wall clock of two
+runs one after the other does not). Prints each frame's medians and their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -41,13 +48,65 @@ from simworld.render.board import checkerboard_views  # noqa: E402
 TARGET_S = 2.0
 
 
-def seconds(img, clock=time.perf_counter, lens=None) -> float:
+def seconds(img, clock=time.perf_counter, lens=None, package=None) -> float:
+    """Seconds to calibrate ``img`` (``package``: another calibration package's
+    ``calibrate_image``, for ``--against``)."""
+    calibrate = calibrate_image if package is None else package.calibrate_image
+    refused = CalibrationError if package is None else package.detect.CalibrationError
     t0 = clock()
     try:
-        calibrate_image(img, strict=False, lens=lens)
-    except CalibrationError:
+        calibrate(img, strict=False, lens=lens)
+    except refused:
         pass  # a refusal takes its time too
     return clock() - t0
+
+
+def package_at(rev: str, into: Path):
+    """The calibration package of git revision ``rev``, imported as
+    ``calibration_against`` from ``into`` (its imports are relative, but for the
+    project's other packages, which come from this checkout)."""
+    root = Path(__file__).resolve().parents[1]
+    tar = subprocess.run(["git", "archive", rev, "calibration"], cwd=root, check=True,
+                         capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=tar, check=True)
+    (into / "calibration").rename(into / "calibration_against")
+    sys.path.insert(0, str(into))
+    return importlib.import_module("calibration_against")
+
+
+def against(seeds: list[int], rev: str, repeat: int, use_lens: bool, width: int | None
+            ) -> int:
+    """``--against``: REV's calibration and this one's in turn on each frame."""
+    with tempfile.TemporaryDirectory() as tmp:
+        other = package_at(rev, Path(tmp))
+        ratios = []
+        for seed in seeds:
+            _, cam, _, img, _ = calibration_scene(seed)
+            if width and img.shape[1] != width:
+                continue
+            lens = other_lens = None
+            if use_lens:
+                views = checkerboard_views(cam, LENS_VIEWS, seed=seed)
+                lens, _ = calibrate_lens(views)
+                other_lens, _ = importlib.import_module(
+                    "calibration_against.lens").calibrate_lens(views)
+            seconds(img, lens=lens)
+            seconds(img, lens=other_lens, package=other)
+            this_t, other_t = [], []
+            for _ in range(repeat):
+                other_t.append(seconds(img, lens=other_lens, package=other))
+                this_t.append(seconds(img, lens=lens))
+            ratio = float(np.median(this_t) / np.median(other_t))
+            ratios.append(ratio)
+            print(f"seed {seed} ({img.shape[1]}x{img.shape[0]}): {rev} median "
+                  f"{np.median(other_t):.2f} s, this checkout {np.median(this_t):.2f} s, "
+                  f"ratio {ratio:.2f}", flush=True)
+    if not ratios:
+        print("no frame of that width in the scenes given")
+        return 1
+    print(f"- ratio of medians (this checkout / {rev}) over {len(ratios)} frames: median "
+          f"{np.median(ratios):.2f}, range {min(ratios):.2f}-{max(ratios):.2f}")
+    return 0
 
 
 def summary(times: dict[int, float]) -> list[str]:
@@ -74,6 +133,8 @@ def main() -> int:
                     help="CPU seconds of the process instead of the wall clock")
     ap.add_argument("--lens", action="store_true",
                     help="measure each scene's lens first (not timed) and give it")
+    ap.add_argument("--against", metavar="REV",
+                    help="alternate with the calibration package of git revision REV")
     args = ap.parse_args()
     clock = time.process_time if args.cpu else time.perf_counter
     seeds = list(args.seeds)
@@ -81,6 +142,8 @@ def main() -> int:
         seeds += range(args.start, args.start + args.n)
     if not seeds:
         ap.error("give scene seeds, or --start and --n")
+    if args.against:
+        return against(seeds, args.against, args.repeat, args.lens, args.width)
     times: dict[int, float] = {}
     warm = False
     for seed in seeds:
