@@ -184,6 +184,40 @@ def test_ransac_homography_finds_the_diamonds_among_four_blobs_each():
     assert dmod.ransac_homography(d[one_rail], px[one_rail], 6.0, 200) is None
 
 
+def test_ransac_batch_over_the_k_grid_matches_one_k_at_a_time():
+    """The rail model's RANSAC scores one draw of samples for every k of its grid at
+    once: each k's homography is the one a call for that k alone gives, bit for bit,
+    with letters among the diamonds (several blobs each) and with one blob each."""
+    disc = DISCIPLINES["three_cushion"]
+    cam = render.random_camera(disc.table, np.random.default_rng([4, 77]), size=(1920, 1080),
+                               max_tilt_deg=20.0)
+    d = np.array(disc.table.diamonds, float)
+    px = true_diamonds(disc.table, cam)
+    rng = np.random.default_rng(5)
+    ids = np.concatenate([np.arange(len(d)), rng.integers(0, len(d), 15)])
+    dst = px[ids] + rng.normal(0, 0.3, (len(ids), 2))
+    dst[len(d):] += rng.uniform(-40, 40, (15, 2))  # letters near the diamonds
+    for src, pts, pair_ids, samples in ((d[ids], dst, ids, 3000), (d, px, None, 200)):
+        us = np.stack([dmod._undistort(pts, k, (1920, 1080)) for k in dmod.K_RANSAC])
+        batch = dmod.ransac_homographies(src, us, 6.0, samples, pair_ids)
+        assert len(batch) == len(dmod.K_RANSAC)
+        assert any(H is not None for H in batch)
+        for u, H in zip(us, batch, strict=True):
+            one = dmod.ransac_homography(src, u, 6.0, samples, pair_ids)
+            assert (H is None and one is None) or np.array_equal(H, one)
+
+
+def test_median_by_partition_is_numpys():
+    """:func:`calibration.diamonds.median` gives np.median's value and type, odd and
+    even lengths, float32 and float64."""
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 3, 20, 21, 400):
+        for dtype in (np.float32, np.float64):
+            v = (rng.random(n) * 300).astype(dtype)
+            a, b = np.median(v), dmod.median(v)
+            assert a == b and a.dtype == b.dtype
+
+
 @pytest.mark.parametrize("seed", [14, 79, 116, 129, 173])
 def test_sponsor_lettering_between_the_diamonds(seed):
     """Benchmark scenes with light sponsor lettering in the gaps between the diamonds

@@ -1,0 +1,47 @@
+"""Shortcuts in the camera fit and the sights' images (calibration/fit.py, detect.py)
+against the plain computations they stand for: each must give the same numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.detect import sight_image
+from calibration.fit import N_CAMERA, N_PARAMS, _backproject, _line_fit
+
+
+def test_a_jacobian_batch_casts_each_row_as_alone():
+    """The Jacobian's rows are the first with one parameter stepped; rows stepped in an
+    edge offset alone share the first's rays, those stepped in the pose its lens. Each
+    row's back-projection is the one it gets alone, bit for bit."""
+    rng = np.random.default_rng(2)
+    p = np.array([1500.0, -0.08, 0.01, 0.001, -0.0005, 3.1, 0.05, -0.02,
+                  -1400.0, -700.0, 3000.0, 960.0, 540.0, 5.0, 6.0, 7.0, 8.0])
+    assert len(p) == N_PARAMS
+    P = np.repeat(p[None], N_PARAMS + 1, axis=0)
+    P[1:] += np.diag(1e-6 * np.maximum(np.abs(p), 1.0))
+    px = rng.uniform([0, 0], [1920, 1080], (60, 2))
+    z = rng.choice([0.0, -37.0, -44.0], 60)
+    batch = _backproject(px, P, z)
+    assert batch.shape == (N_PARAMS + 1, 60, 2)
+    for row, q in zip(P, batch, strict=True):
+        assert np.array_equal(q, _backproject(px, row[None], z)[0])
+    # the edge-offset rows (the last four) cast the first row's rays
+    assert all(np.array_equal(batch[0], batch[1 + i]) for i in range(N_CAMERA, N_PARAMS))
+
+
+def test_the_ridge_line_fit_is_polyfits():
+    rng = np.random.default_rng(8)
+    for n in (4, 9, 30):
+        x = np.sort(rng.uniform(-15, 15, n))
+        for dtype in (np.float32, np.float64):
+            y = rng.normal(90, 15, n).astype(dtype)
+            assert tuple(np.polyfit(x, y, 1)) == _line_fit(x, y)
+
+
+def test_the_sights_images_are_the_channels_min_and_inverted_max():
+    img = np.random.default_rng(1).integers(0, 256, (37, 53, 3), np.uint8)
+    assert np.array_equal(sight_image(img, "pale"), img.min(axis=2))
+    assert np.array_equal(sight_image(img, "dark"), 255 - img.max(axis=2))
+    # a view of a larger frame (a crop) as well
+    crop = img[5:30, 7:40]
+    assert np.array_equal(sight_image(crop, "pale"), crop.min(axis=2))
