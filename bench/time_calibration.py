@@ -79,6 +79,7 @@ def against(seeds: list[int], rev: str, repeat: int, use_lens: bool, width: int 
     """``--against``: REV's calibration and this one's in turn on each frame."""
     with tempfile.TemporaryDirectory() as tmp:
         other = package_at(rev, Path(tmp))
+        other_calibrate_lens = importlib.import_module("calibration_against.lens").calibrate_lens
         ratios = []
         for seed in seeds:
             _, cam, _, img, _ = calibration_scene(seed)
@@ -88,8 +89,7 @@ def against(seeds: list[int], rev: str, repeat: int, use_lens: bool, width: int 
             if use_lens:
                 views = checkerboard_views(cam, LENS_VIEWS, seed=seed)
                 lens, _ = calibrate_lens(views)
-                other_lens, _ = importlib.import_module(
-                    "calibration_against.lens").calibrate_lens(views)
+                other_lens, _ = other_calibrate_lens(views)
             seconds(img, lens=lens)
             seconds(img, lens=other_lens, package=other)
             this_t, other_t = [], []
