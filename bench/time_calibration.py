@@ -93,9 +93,12 @@ def against(seeds: list[int], rev: str, repeat: int, use_lens: bool, width: int 
             seconds(img, lens=lens)
             seconds(img, lens=other_lens, package=other)
             this_t, other_t = [], []
-            for _ in range(repeat):
-                other_t.append(seconds(img, lens=other_lens, package=other))
-                this_t.append(seconds(img, lens=lens))
+            for i in range(repeat):  # each goes first every other time
+                for first in ((0, 1) if i % 2 else (1, 0)):
+                    if first:
+                        other_t.append(seconds(img, lens=other_lens, package=other))
+                    else:
+                        this_t.append(seconds(img, lens=lens))
             ratio = float(np.median(this_t) / np.median(other_t))
             ratios.append(ratio)
             print(f"seed {seed} ({img.shape[1]}x{img.shape[0]}): {rev} median "
