@@ -23,6 +23,17 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from .compression import (
+    BLOCK,
+    LUMA_601_BGR,
+    LUMA_601_NOISE,
+    block_grid,
+    dc_step,
+    expected_linear,
+    noise_power_law,
+    pair_variances,
+    sensor_noise,
+)
 from .result import Calibration
 
 MIN_LUX = 520.0  # [000 Tavolo 9]
@@ -32,6 +43,12 @@ MIN_LUX = 520.0  # [000 Tavolo 9]
 #: scene 487's darkest cell is 514 lux and was read 527
 NEAR_MIN_SHARE = 0.05
 CELLS = (20, 10)  # along x, along y
+#: samples per cell side, over the cell's central SAMPLE_SPAN: through JPEG a cell's
+#: reading rests on its 8x8 blocks, not its pixels, and the middle 60% of a 1280-px
+#: frame's cell holds some 16; over 80% the worst cell of seeds 2400-2599 went from
+#: 12.0% to 9.7% off (a lone border cell of a black cloth at quality 57 had read 11%)
+SAMPLES = 20
+SAMPLE_SPAN = 0.8
 CELL_TRIM = (25.0, 75.0)  # a cell's level: the mean of its cloth pixels between these percentiles
 WEAR_GREY = 1.3  # worn fibre's brightness over the cloth's mean channel (assumed; see wear_factor)
 WEAR_MAX = 0.35  # the furthest toward grey that wear is taken to move the cloth's colour
@@ -47,6 +64,13 @@ POCKET_DARK = 2.7  # e: more than this much darker than the cloth is not cloth
 CODE_ERROR = 2.0  # 8-bit codes a flat colour may be off by: quantisation and compression
 CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
 SATURATED = 0.05  # share of clipped pixels over which a cell cannot be measured
+#: a cell's cloth whose brightest channel has its 90th percentile under this code is
+#: 2-3 noise deviations of a gain-4 camera from the clip at 250: what clips there is not it
+CLOTH_CLIPS = 220
+#: cells of the cloth darker than this luma code, and how many of them, to measure the
+#: noise compression took away from (LightMeter._noise_restored)
+NOISE_DARK = 64
+NOISE_CELLS = 20
 #: a cell whose brightest channel's median is this near the top code is too near
 #: clipping to take a lux-meter reading at: compression smooths some of its clipped
 #: pixels back under the clip level, so it passes SATURATED with its brightest pixels
@@ -364,6 +388,7 @@ class LightMeter:
         self.auto_exposure = auto_exposure
         self._baseline: LightReading | None = None
         self._chroma: np.ndarray | None = None  # the cloth's linear-light chromaticity
+        self._blocks: dict[tuple[int, int, int, int], np.ndarray] = {}
         self._build_sampling()
 
     def for_calibration(self, calib: Calibration) -> LightMeter:
@@ -379,14 +404,14 @@ class LightMeter:
         nx, ny = self.cells
         self.x = (np.arange(nx) + 0.5) * t.length / nx
         self.y = (np.arange(ny) + 0.5) * t.width / ny
-        k = 15  # samples per cell side, over the cell's central 60%
-        u = (np.arange(k) + 0.5) / k * 0.6 - 0.3
+        k = SAMPLES  # samples per cell side, over the cell's central SAMPLE_SPAN
+        u = (np.arange(k) + 0.5) / k * SAMPLE_SPAN - SAMPLE_SPAN / 2
         gx = self.x[:, None, None, None] + u[None, None, :, None] * t.length / nx
         gy = self.y[None, :, None, None] + u[None, None, None, :] * t.width / ny
         gx, gy = np.broadcast_arrays(gx, gy)
         px = cam.table_to_image(np.column_stack([gx.ravel(), gy.ravel()]))
         self._px = px.astype(np.float32).reshape(nx, ny, k * k, 2)
-        step = 0.6 * np.array([t.length / nx, t.width / ny]) / k  # mm between samples
+        step = SAMPLE_SPAN * np.array([t.length / nx, t.width / ny]) / k  # mm between samples
         self._solid = np.ones(tuple(max(1, int(round(SOLID_MM / v))) for v in step), np.uint8)
         w, h = cam.size
         r2 = ((px[:, 0] - w / 2) ** 2 + (px[:, 1] - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
@@ -411,9 +436,6 @@ class LightMeter:
         lum = lum / np.maximum(1.0 - self.vignette * self._r2, 0.2)
         clipped = self._inside & (bgr.max(axis=-1) >= 250)
         ok = self._inside & ~clipped  # clipped pixels measure nothing
-        # a cell that clips in part is brighter than its unclipped pixels say: leaving
-        # them out would read it low, so the whole cell is unmeasurable (NaN, not filled)
-        saturated = clipped.sum(axis=-1) > SATURATED * np.maximum(self._inside.sum(axis=-1), 1)
         # cloth pixels: the cloth's chromaticity in linear light, which a change of the
         # light level leaves alone (balls, hands, pins and highlights differ)
         chroma = lin[..., 1:] / (lin.sum(axis=-1, keepdims=True) + 1e-4)
@@ -441,6 +463,16 @@ class LightMeter:
         typical = masked_percentile(lum, certain, 50.0)[..., None]
         pocket_dark = lum * POCKET_DARK < typical
         certain &= ~pocket_dark
+        # a cell whose cloth clips in part is brighter than its unclipped pixels say:
+        # leaving them out would read it low, so the whole cell is unmeasurable (NaN, not
+        # filled). A clipped pixel white in every channel, in a cell whose cloth is far
+        # from the clip, is a white ball's or a highlight's, not the cloth's (a cell
+        # sampled over 80% of its side took in the white on its corner at 2,300 lux and
+        # went unmeasured); a coloured cloth clips in one channel first
+        cloth_top = masked_percentile(bgr.max(axis=-1), certain, 90.0)
+        white = clipped & (bgr.min(axis=-1) >= 250) & (cloth_top < CLOTH_CLIPS)[..., None]
+        saturated = ((clipped & ~white).sum(axis=-1)
+                     > SATURATED * np.maximum(self._inside.sum(axis=-1), 1))
         # what stands over the cloth (an arm, a cue, a ball): a share of a cell's pixels
         # that no code or two of compression could have made of the cloth's colour, or
         # far darker than it (a dim grey cloth through JPEG fails the strict gate alone)
@@ -485,6 +517,8 @@ class LightMeter:
             expected = smooth_cells(np.where(saturated, np.nan, q[..., 0]))[..., None]
             q = np.where(unseen[..., None], self._cell_levels(
                 lum, certain | (widened & (lum * POCKET_DARK >= expected))), q)
+        # compression smoothed the noise away: each cell read as with its noise back
+        q = q * self._noise_restored(frame, bgr, certain)[..., None]
         q = np.where(saturated[..., None], np.nan, q)
         # worn cloth: each cell read as the unworn cloth would be, from its colour's shift
         if self._wear_readable(bgr, lin, certain):
@@ -501,6 +535,123 @@ class LightMeter:
         shadow = shadowed_cells(low, occluded, suspect)
         cells = smooth_cells(np.where(shadow, np.nan, level))
         return np.where(saturated, np.nan, cells)
+
+    def _block_cells(self, x0: int, y0: int, bw: int, bh: int) -> np.ndarray:
+        """The cell (flat index) whose sampled part holds each 8x8 block's centre, for a
+        block grid starting at (x0, y0); -1 for blocks outside them all."""
+        key = (x0, y0, bw, bh)
+        if key not in self._blocks:
+            t = self.calib.profile
+            nx, ny = self.cells
+            gx, gy = np.meshgrid(x0 + BLOCK * np.arange(bw) + (BLOCK - 1) / 2,
+                                 y0 + BLOCK * np.arange(bh) + (BLOCK - 1) / 2)
+            xy = self.calib.camera.image_to_table(np.column_stack([gx.ravel(), gy.ravel()]))
+            fx, fy = xy[:, 0] * nx / t.length, xy[:, 1] * ny / t.width
+            ix, iy = np.floor(fx).astype(int), np.floor(fy).astype(int)
+            inner = ((np.abs(fx - ix - 0.5) <= SAMPLE_SPAN / 2)
+                     & (np.abs(fy - iy - 0.5) <= SAMPLE_SPAN / 2)
+                     & (ix >= 0) & (ix < nx) & (iy >= 0) & (iy < ny))
+            self._blocks[key] = np.where(inner, ix * ny + iy, -1).reshape(bh, bw)
+        return self._blocks[key]
+
+    def _noise_restored(self, frame: np.ndarray, bgr: np.ndarray,
+                        certain: np.ndarray) -> np.ndarray:
+        """Per cell, how much more light its pixels held than its compressed codes
+        decode to (1 where nothing was smoothed away): see :mod:`.compression`.
+
+        Only a compressed frame (a block grid or a DC lattice shows) has any taken. The
+        noise is measured in the blocks' mean luma over the cloth's dark cells, fitted
+        as shot and read noise against the level (:func:`.compression.sensor_noise`),
+        and given back to each channel as the spread it had (channels alike in codes:
+        shot noise through a 2.2 power curve nearly is), less what the cell's samples
+        still vary by from one to the next. A cell's level and spread are taken from
+        fits over the cloth too: one cell's few samples would move its factor by more
+        than the factor itself."""
+        nx, ny, m, _ = bgr.shape
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        x0, y0, grid_shown = block_grid(gray)
+        h, w = gray.shape
+        bw, bh = (w - x0) // BLOCK, (h - y0) // BLOCK
+        crop = gray[y0:y0 + BLOCK * bh, x0:x0 + BLOCK * bw].astype(np.float32)
+        means = cv2.resize(crop, (bw, bh), interpolation=cv2.INTER_AREA)
+        cell = self._block_cells(x0, y0, bw, bh)
+        # the lattice from the whole frame's blocks: the cloth's span a few codes, too
+        # few to tell 23/8 from 24/8. Not flat blocks (all their pixels rounded alike:
+        # an integer mean) nor clipped ones
+        inner = cv2.resize(crop * crop, (bw, bh), interpolation=cv2.INTER_AREA) - means * means
+        step = dc_step(means[(inner > 0.25) & (means > 2) & (means < 253)])
+        if not step and not grid_shown:
+            return np.ones((nx, ny))  # nothing compressed the frame: its noise is all there
+        # blocks in one cell: a difference holds twice a block mean's noise, what the
+        # light and the cloth vary by over the distance (a gradient, wear, the weave's
+        # coarser grain) and the lattice's rounding. The noise is the same at one block
+        # apart and two, the cloth's variation grows with the distance: taken as growing
+        # in proportion (a weave's grain about a block across does: on scene 2543 this
+        # left 24 and 38 codes squared of luma noise at levels 42 and 30, the renderer's
+        # 21 and 43; growing with its square, 14 and 31), what is left at no distance,
+        # twice the one less the two, is the noise. A smooth gradient's step squared
+        # is taken off with it: it errs toward giving back too little
+        n = nx * ny
+        near, n_near = pair_variances(means, cell, n, 1, step)
+        far, n_far = pair_variances(means, cell, n, 2, step)
+        block_var = 2 * near - far - step * step / 12  # Sheppard: the lattice
+        inside = cell >= 0
+        level = np.bincount(cell[inside], weights=means[inside], minlength=n) / np.maximum(
+            np.bincount(cell[inside], minlength=n), 1)
+        # the cloth's weave and print vary its codes in proportion to its level, the
+        # sensor's noise hardly with it (shot noise through a 2.2 power curve): only in
+        # dark cells does the noise outweigh the weave in the blocks' spread (a red
+        # cloth at codes 85-146, gain 1: its weave read as 10 codes of noise)
+        dark = level < NOISE_DARK
+        if dark.sum() < NOISE_CELLS:
+            return np.ones((nx, ny))
+        shot, read, _ = sensor_noise(level[dark], BLOCK * BLOCK * block_var[dark],
+                                     np.minimum(n_near, n_far)[dark], self.gamma)
+        if not np.isfinite(shot):
+            return np.ones((nx, ny))
+        g = 2.4 if self.gamma is None else float(self.gamma)
+        codes = bgr.astype(np.float32)
+        # the samples' middle half per channel: their level (continuous, not a median
+        # code) and their spread; and what they still vary by from one to the next
+        lo_hi = masked_percentile(np.moveaxis(codes, -1, -2), certain[..., None, :],
+                                  list(CELL_TRIM))  # (nx, ny, channel, 2)
+        middle = certain[..., None] & (codes >= lo_hi[..., 0][..., None, :]) & (
+            codes <= lo_hi[..., 1][..., None, :])
+        centre = (np.where(middle, codes, 0.0).sum(axis=-2)
+                  / np.maximum(middle.sum(axis=-2), 1))  # (nx, ny, channel)
+        spread = (((lo_hi[..., 1] - lo_hi[..., 0]) / 1.349) ** 2).mean(axis=-1)
+        k = int(round(np.sqrt(m)))
+        grid = codes.reshape(nx, ny, k, k, 3)
+        seen = certain.reshape(nx, ny, k, k)
+        sq, pairs = np.zeros((nx, ny)), np.zeros((nx, ny))
+        for axis in (2, 3):
+            both = (np.take(seen, range(1, k), axis=axis)
+                    & np.take(seen, range(k - 1), axis=axis))
+            sq += ((np.diff(grid, axis=axis) ** 2).mean(axis=-1) * both).sum(axis=(2, 3))
+            pairs += both.sum(axis=(2, 3))
+        left = sq / 2 / np.maximum(pairs, 1)
+        luma = centre @ LUMA_601_BGR
+        ok = (middle.sum(axis=-2) > 0).all(axis=-1) & np.isfinite(spread)
+        weight = np.where(ok, certain.sum(axis=-1), 0)
+        fits = {}
+        for name, var in (("spread", spread), ("left", left)):
+            fits[name] = noise_power_law(luma.ravel(), var.ravel(), weight.ravel(), self.gamma)
+        if not all(np.isfinite(f[0]) for f in fits.values()):
+            return np.ones((nx, ny))
+
+        def law(fit: tuple[float, float]) -> np.ndarray:
+            return np.exp(fit[0]) * np.maximum(luma, 1.0) ** fit[1]
+
+        y = np.maximum(luma, 1.0)
+        before = (shot * y ** (2.0 - g) + read * y ** (2.0 - 2.0 * g)) / LUMA_601_NOISE ** 2
+        lost = np.maximum(before - law(fits["left"]), 0.0)
+        now = law(fits["spread"])
+        table = _decoding_table(self.gamma)
+        centre = np.nan_to_num(centre)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            gain = (expected_linear(centre, np.sqrt(now + lost)[..., None], table) @ LUMA_BGR
+                    / (expected_linear(centre, np.sqrt(now)[..., None], table) @ LUMA_BGR))
+        return np.where(ok & np.isfinite(gain), gain, 1.0)
 
     def _wear_readable(self, bgr: np.ndarray, lin: np.ndarray, cloth: np.ndarray) -> bool:
         """Whether the cloth's colour lies far enough from grey for a shift toward grey
