@@ -64,8 +64,9 @@ POCKET_DARK = 2.7  # e: more than this much darker than the cloth is not cloth
 CODE_ERROR = 2.0  # 8-bit codes a flat colour may be off by: quantisation and compression
 CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
 SATURATED = 0.05  # share of clipped pixels over which a cell cannot be measured
-#: a cell's cloth whose brightest channel has its 90th percentile under this code is
-#: 2-3 noise deviations of a gain-4 camera from the clip at 250: what clips there is not it
+#: a cell's cloth whose brightest channel has its 90th percentile under this code lies
+#: 30 codes from the clip at 250, some 7 noise deviations of the world's noisiest camera
+#: there (gain 4 on a 4,000-electron well: 4 codes): what clips in it is not the cloth
 CLOTH_CLIPS = 220
 #: cells of the cloth darker than this luma code, and how many of them, to measure the
 #: noise compression took away from (LightMeter._noise_restored)
@@ -586,11 +587,12 @@ class LightMeter:
         # light and the cloth vary by over the distance (a gradient, wear, the weave's
         # coarser grain) and the lattice's rounding. The noise is the same at one block
         # apart and two, the cloth's variation grows with the distance: taken as growing
-        # in proportion (a weave's grain about a block across does: on scene 2543 this
-        # left 24 and 38 codes squared of luma noise at levels 42 and 30, the renderer's
-        # 21 and 43; growing with its square, 14 and 31), what is left at no distance,
-        # twice the one less the two, is the noise. A smooth gradient's step squared
-        # is taken off with it: it errs toward giving back too little
+        # in proportion (a weave's grain about a block across does: on scene 2543 the
+        # fit gives 24 and 41 codes squared of luma noise at levels 42 and 28, the
+        # renderer's are 21 and 47, bench/noise_restored.py; taken as growing with its
+        # square, about 14 and 31), what is left at no distance, twice the one less the
+        # two, is the noise. A smooth gradient's step squared is taken off with it: it
+        # errs toward giving back too little
         n = nx * ny
         near, n_near = pair_variances(means, cell, n, 1, step)
         far, n_far = pair_variances(means, cell, n, 2, step)

@@ -1,5 +1,6 @@
-"""What compression did to a frame's noise (calibration/compression.py), and the light
-meter reading a dark, noisy, compressed cloth with that noise given back.
+"""What compression did to a frame's noise (calibration/compression.py), the light
+meter reading a dark, noisy, compressed cloth with that noise given back, and the wider
+sampling that came with it (a clipped white ball in a sampled cell).
 
 The truth here is the JPEG file's own quantisation table, numpy's random draws through
 the decoding curve, and the renderer's lux map: none of it written by hand.

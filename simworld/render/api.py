@@ -376,7 +376,8 @@ def random_setup(discipline: Discipline, seed: int, size: tuple[int, int] = (128
 BALL_LAYOUTS = ("opening", "random")
 
 
-def calibration_scene(seed: int, max_tilt: float = 20.0, balls: str = "opening"
+def calibration_scene(seed: int, max_tilt: float = 20.0, balls: str = "opening",
+                      look_changes: dict | None = None
                       ) -> tuple[Discipline, Camera, Look, np.ndarray, FrameTruth]:
     """Scene ``seed`` of the calibration benchmark (bench/bench_calibration.py): a
     discipline in turn, a random camera up to ``max_tilt`` degrees off vertical at
@@ -387,7 +388,10 @@ def calibration_scene(seed: int, max_tilt: float = 20.0, balls: str = "opening"
     ``balls``: ``opening``, the discipline's opening position (the balls on the spots
     that would show a near-vertical camera's height), or ``random``, a plausible
     mid-game position (:func:`simworld.scenes.random_layout`) in the same scene: the
-    camera, look and occluders are the opening scene's."""
+    camera, look and occluders are the opening scene's.
+
+    ``look_changes``: fields of the look to replace (the same scene without noise, or
+    without JPEG: what a diagnosis compares against)."""
     from dataclasses import replace
 
     from equipment import DISCIPLINES
@@ -404,6 +408,8 @@ def calibration_scene(seed: int, max_tilt: float = 20.0, balls: str = "opening"
         k = float(rng.uniform(0.3, 0.6))
         look = replace(look, lamps=tuple(replace(lp, intensity=lp.intensity * k)
                                          for lp in look.lamps))
+    if look_changes:
+        look = replace(look, **look_changes)
     if balls == "random":
         from ..scenes import random_layout
 
