@@ -9,10 +9,13 @@ through JPEG at quality 55: the dim border read 6-12% low against the lit middle
 
 What the codec removed is still in the spread of its 8x8 blocks' means: a block's mean
 carries 1/64 of its pixels' noise variance, and JPEG keeps it, rounded to a lattice
-(its DC step) whose own variance is taken off (Sheppard's correction). The noise is
-fitted over the whole cloth as a power of the code level (it is a property of the
-camera at its settings, and one cell holds too few blocks to say it alone), and each
-cell is read as it would be with that noise back (:func:`expected_linear`).
+(its DC step, :func:`dc_step`) whose own variance is taken off (Sheppard's correction).
+Blocks one and two apart tell the noise from the cloth's grain (:func:`pair_variances`);
+the noise is fitted over the cloth's dark cells as shot and read noise against the code
+level (:func:`sensor_noise`: a property of the camera at its settings, and one cell
+holds too few blocks to say it alone), and each cell is read as it would be with that
+noise back (:func:`expected_linear`). The light meter does the reading
+(``LightMeter._noise_restored``); this module holds the statistics.
 """
 
 from __future__ import annotations
