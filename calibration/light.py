@@ -602,8 +602,9 @@ class LightMeter:
             np.bincount(cell[inside], minlength=n), 1)
         # the cloth's weave and print vary its codes in proportion to its level, the
         # sensor's noise hardly with it (shot noise through a 2.2 power curve): only in
-        # dark cells does the noise outweigh the weave in the blocks' spread (a red
-        # cloth at codes 85-146, gain 1: its weave read as 10 codes of noise)
+        # dark cells does the noise outweigh the weave in the blocks' spread (scene 8, a
+        # red cloth at codes 85-146 and gain 1, over all cells: 32-48 codes squared of
+        # luma noise fitted, under 1 rendered; bench/noise_restored.py --dark 256)
         dark = level < NOISE_DARK
         if dark.sum() < NOISE_CELLS:
             return np.ones((nx, ny))
