@@ -41,6 +41,12 @@ LUMA_601_BGR = np.array([0.114, 0.587, 0.299])
 LUMA_601_NOISE = float(np.sqrt((LUMA_601_BGR ** 2).sum()))
 
 
+def curve_power(gamma: float | None) -> float:
+    """The power of the camera's output curve in the dark: ``gamma``, or about 2.4 for
+    sRGB (None)."""
+    return 2.4 if gamma is None else float(gamma)
+
+
 def expected_linear(mean_code: np.ndarray, sd_code: np.ndarray,
                     table: np.ndarray) -> np.ndarray:
     """Mean linear value of codes spread normally about ``mean_code`` by ``sd_code``
@@ -129,14 +135,15 @@ def pair_variances(means: np.ndarray, cell: np.ndarray, n_cells: int, distance: 
 
 def sensor_noise(levels: np.ndarray, variances: np.ndarray, weights: np.ndarray,
                  gamma: float | None) -> tuple[float, float, float]:
-    """``(shot, read)`` with a code's noise variance ``shot * level ** (2 - gamma) +
-    read * level ** (2 - 2 gamma)`` fitted to the cells' (level, variance) pairs:
-    weighted least squares, both terms at least 0, cells over three robust deviations
-    out dropped twice. Through a power curve a noise in light spreads over
-    ``level ** (1 - gamma)`` times as many codes: shot noise (variance in light
-    proportional to the light) gives the first term, read noise (fixed) the second.
-    ``variances`` may be under 0 (an estimate's scatter)."""
-    g = 2.4 if gamma is None else float(gamma)  # sRGB: nearly a 2.4 power in the dark
+    """``(shot, read, weave)`` with a code's variance ``shot * level ** (2 - gamma) +
+    read * level ** (2 - 2 gamma) + weave * level ** 2`` fitted to the cells' (level,
+    variance) pairs: weighted least squares, every term at least 0, cells over three
+    robust deviations out dropped twice. Through a power curve a noise in light spreads
+    over ``level ** (1 - gamma)`` times as many codes: shot noise (variance in light
+    proportional to the light) gives the first term, read noise (fixed) the second; the
+    cloth's weave, a share of its light, the third (not noise: the caller leaves it
+    out). ``variances`` may be under 0 (an estimate's scatter)."""
+    g = curve_power(gamma)
     ok = (levels > 1.0) & np.isfinite(variances) & (weights > 0)
     if ok.sum() < 4:
         return float("nan"), float("nan"), float("nan")
@@ -153,8 +160,8 @@ def sensor_noise(levels: np.ndarray, variances: np.ndarray, weights: np.ndarray,
 
 
 def _nonnegative_lstsq(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Least squares with every coefficient at least 0, for two or so columns: the
-    best over the subsets of columns whose free solution is non-negative."""
+    """Least squares with every coefficient at least 0, for a few columns: the best
+    over the subsets of columns whose free solution is non-negative."""
     best, best_err = np.zeros(a.shape[1]), float(b @ b)
     for mask in range(1, 2 ** a.shape[1]):
         cols = [j for j in range(a.shape[1]) if mask >> j & 1]
@@ -176,7 +183,7 @@ def noise_power_law(levels: np.ndarray, variances: np.ndarray, weights: np.ndarr
     three robust deviations out dropped twice; ``b`` held between read noise's
     ``2 - 2 gamma`` and 0 (a spread that grows with the light: cloth texture). For the
     spread the samples still show, which is all above 0."""
-    g = 2.4 if gamma is None else float(gamma)
+    g = curve_power(gamma)
     ok = (levels > 1.0) & np.isfinite(variances) & (variances > 0) & (weights > 0)
     if ok.sum() < 3:
         return float("nan"), 0.0

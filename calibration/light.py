@@ -28,6 +28,7 @@ from .compression import (
     LUMA_601_BGR,
     LUMA_601_NOISE,
     block_grid,
+    curve_power,
     dc_step,
     expected_linear,
     noise_power_law,
@@ -576,6 +577,18 @@ class LightMeter:
         crop = gray[y0:y0 + BLOCK * bh, x0:x0 + BLOCK * bw].astype(np.float32)
         means = cv2.resize(crop, (bw, bh), interpolation=cv2.INTER_AREA)
         cell = self._block_cells(x0, y0, bw, bh)
+        n = nx * ny
+        inside = cell >= 0
+        level = np.bincount(cell[inside], weights=means[inside], minlength=n) / np.maximum(
+            np.bincount(cell[inside], minlength=n), 1)
+        # the cloth's weave and print vary its codes in proportion to its level, the
+        # sensor's noise hardly with it (shot noise through a 2.2 power curve): only in
+        # dark cells does the noise outweigh the weave in the blocks' spread (scene 8, a
+        # red cloth at codes 85-146 and gain 1, over all cells: 32-48 codes squared of
+        # luma noise fitted, under 1 rendered; bench/noise_restored.py --dark 256)
+        dark = level < NOISE_DARK
+        if dark.sum() < NOISE_CELLS:
+            return np.ones((nx, ny))
         # the lattice from the whole frame's blocks: the cloth's span a few codes, too
         # few to tell 23/8 from 24/8. Not flat blocks (all their pixels rounded alike:
         # an integer mean) nor clipped ones
@@ -593,26 +606,14 @@ class LightMeter:
         # square, about 14 and 31), what is left at no distance, twice the one less the
         # two, is the noise. A smooth gradient's step squared is taken off with it: it
         # errs toward giving back too little
-        n = nx * ny
         near, n_near = pair_variances(means, cell, n, 1, step)
         far, n_far = pair_variances(means, cell, n, 2, step)
         block_var = 2 * near - far - step * step / 12  # Sheppard: the lattice
-        inside = cell >= 0
-        level = np.bincount(cell[inside], weights=means[inside], minlength=n) / np.maximum(
-            np.bincount(cell[inside], minlength=n), 1)
-        # the cloth's weave and print vary its codes in proportion to its level, the
-        # sensor's noise hardly with it (shot noise through a 2.2 power curve): only in
-        # dark cells does the noise outweigh the weave in the blocks' spread (scene 8, a
-        # red cloth at codes 85-146 and gain 1, over all cells: 32-48 codes squared of
-        # luma noise fitted, under 1 rendered; bench/noise_restored.py --dark 256)
-        dark = level < NOISE_DARK
-        if dark.sum() < NOISE_CELLS:
-            return np.ones((nx, ny))
         shot, read, _ = sensor_noise(level[dark], BLOCK * BLOCK * block_var[dark],
                                      np.minimum(n_near, n_far)[dark], self.gamma)
         if not np.isfinite(shot):
             return np.ones((nx, ny))
-        g = 2.4 if self.gamma is None else float(self.gamma)
+        g = curve_power(self.gamma)
         codes = bgr.astype(np.float32)
         # the samples' middle half per channel: their level (continuous, not a median
         # code) and their spread; and what they still vary by from one to the next
@@ -636,19 +637,15 @@ class LightMeter:
         luma = centre @ LUMA_601_BGR
         ok = (middle.sum(axis=-2) > 0).all(axis=-1) & np.isfinite(spread)
         weight = np.where(ok, certain.sum(axis=-1), 0)
-        fits = {}
-        for name, var in (("spread", spread), ("left", left)):
-            fits[name] = noise_power_law(luma.ravel(), var.ravel(), weight.ravel(), self.gamma)
-        if not all(np.isfinite(f[0]) for f in fits.values()):
-            return np.ones((nx, ny))
-
-        def law(fit: tuple[float, float]) -> np.ndarray:
-            return np.exp(fit[0]) * np.maximum(luma, 1.0) ** fit[1]
-
         y = np.maximum(luma, 1.0)
+        now, still = (
+            np.exp(a) * y ** b for a, b in (
+                noise_power_law(luma.ravel(), var.ravel(), weight.ravel(), self.gamma)
+                for var in (spread, left)))
+        if not (np.isfinite(now).all() and np.isfinite(still).all()):
+            return np.ones((nx, ny))
         before = (shot * y ** (2.0 - g) + read * y ** (2.0 - 2.0 * g)) / LUMA_601_NOISE ** 2
-        lost = np.maximum(before - law(fits["left"]), 0.0)
-        now = law(fits["spread"])
+        lost = np.maximum(before - still, 0.0)
         table = _decoding_table(self.gamma)
         centre = np.nan_to_num(centre)
         with np.errstate(invalid="ignore", divide="ignore"):
