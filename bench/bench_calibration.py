@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_light import read_light  # noqa: E402
+from bench.bench_light import flag_misses, read_light  # noqa: E402
 from bench.rows import add_row_options, seed_rows, write_summary  # noqa: E402
 from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
@@ -247,6 +247,8 @@ def summarise(rows: list[dict], label: str = "") -> str:
           f"{_t(times[(w, h)], 50)} / {_t(times[(w, h)], 100)} |" for w, h in sizes),
         *_lens_lines(lens_rows, rows),
         "",
+        *([f"Under-520 flags wrong: {flag_misses(lux_rows)}.", ""]
+          if flag_misses(lux_rows) else []),
     ]
     if judged_b:
         lines += [

@@ -56,7 +56,26 @@ def read_light(meter: LightMeter, img: np.ndarray, truth) -> dict:
     rel = np.abs(reading.cells / lux - 1.0)
     return {"lux_rel_max": float(np.nanmax(rel)), "lux_rel_median": float(np.nanmedian(rel)),
             "lux_cells_over_10": int(np.nansum(rel > 0.10)),
-            "lux_cells": int(np.isfinite(rel).sum()), "flagged": bool(reading.under_minimum)}
+            "lux_cells": int(np.isfinite(rel).sum()), "flagged": bool(reading.under_minimum),
+            "near": bool(reading.near_minimum), "lux_min_read": round(reading.lux_min, 1),
+            "lux_min_truth": round(float(lux.min()), 1)}
+
+
+def flag_misses(rows: list[dict]) -> str:
+    """The scenes whose under-520 flag is wrong, each with its darkest cell's truth and
+    reading, and whether the meter said "near 520 lux" (within its own error of it):
+    rows kept before the reading was recorded give the seed alone."""
+    def one(r: dict) -> str:
+        if "lux_min_read" not in r:
+            return str(r["seed"])
+        said = ", near" if r.get("near") else ""
+        return f"{r['seed']} ({r['lux_min_truth']:.1f} lux, read {r['lux_min_read']:.1f}{said})"
+
+    missed = [one(r) for r in rows if r.get("truth_under") and not r.get("flagged")]
+    false = [one(r) for r in rows if r.get("flagged") and not r.get("truth_under")]
+    return "; ".join(part for part in (
+        "missed: " + ", ".join(missed) if missed else "",
+        "flagged falsely: " + ", ".join(false) if false else "") if part)
 
 
 def evaluate(seed: int, balls: str = "opening") -> dict:
@@ -109,6 +128,7 @@ def summarise(rows: list[dict], label: str) -> str:
         f"{len(dim)}, {len(false)} false |",
         f"| time per reading, median | — | "
         f"{np.median([r['time'] for r in read]) * 1000:.0f} ms |", "",
+        *([f"Flags wrong: {flag_misses(read)}.", ""] if flag_misses(read) else []),
         "Worst scenes: " + ", ".join(
             f"{r['seed']} ({r['cloth']}, wear {r['wear']:.2f}, JPEG {r['jpeg']}: "
             f"{r['lux_rel_max']:.2%})" for r in worst), "",

@@ -205,8 +205,10 @@ def _backproject(px: np.ndarray, P: np.ndarray, z) -> np.ndarray:
     same = (lens == lens[0]).all(axis=1)
     which = _first_or_own(same)
     lens = np.concatenate([lens[:1], lens[~same]])
-    # each lens's rays: OpenCV's fixed-point undistortion, 8 steps (the same steps NumPy
-    # took over all lenses at once, to the last bit but one, in a tenth of the time)
+    # each lens's rays: OpenCV's fixed-point undistortion, 8 steps: the steps a NumPy loop
+    # took over all lenses at once, to the last bit but one, a tenth of its time for one
+    # lens. Where the steps diverge (a strong barrel far out: parameters no view fits)
+    # OpenCV gives the ray uncorrected, where the loop gave whatever its eighth step hit
     src = np.ascontiguousarray(px, float).reshape(-1, 1, 2)
     rays = np.ones((len(lens), len(px), 3))
     for i, (f, k1, k2, p1, p2, cx, cy) in enumerate(lens if len(px) else ()):

@@ -162,7 +162,7 @@ def test_light_just_over_the_minimum_is_called_near_it():
     puts it at 527, 1.4% over: within its own error, so the scene is not flagged as
     under. It says the light is near the minimum, and where, so a hand meter there
     settles it."""
-    from bench.bench_light import read_light
+    from bench.bench_light import flag_misses, read_light
 
     disc, cam, look, img, truth = render.calibration_scene(487)
     lux = np.asarray(truth.lux, float)
@@ -170,12 +170,32 @@ def test_light_just_over_the_minimum_is_called_near_it():
     camera = CameraModel(truth.K, truth.dist, truth.rvec, truth.tvec, cam.size)
     meter = LightMeter(Calibration(disc.table.name, camera), vignette=float(look.vignette),
                        cells=lux.shape, gamma=GAMMA)
-    read_light(meter, img, truth)
+    row = read_light(meter, img, truth)
     reading = meter.measure(img)
     assert not reading.under_minimum and reading.near_minimum
+    # the benchmark's row keeps it, and its summary names the scene as missed but near
+    assert row["near"] and not row["flagged"]
+    assert row["lux_min_truth"] == round(float(lux.min()), 1) < 520 <= row["lux_min_read"]
+    said = flag_misses([{**row, "seed": 487, "truth_under": True}])
+    assert said == (f"missed: 487 ({row['lux_min_truth']:.1f} lux, read "
+                    f"{row['lux_min_read']:.1f}, near)")
     i, j = np.unravel_index(np.argmin(lux), lux.shape)
     where = f"at x {truth.lux_x[i]:.0f} mm, y {truth.lux_y[j]:.0f} mm"
     assert any("near 520 lux" in w and where in w for w in reading.warnings)
+
+
+def test_light_benchmark_lists_wrong_flags_old_rows_by_seed():
+    """Rows kept before the darkest cell was recorded are named by seed alone; a scene
+    flagged rightly, or rightly not, is not named."""
+    from bench.bench_light import flag_misses
+
+    rows = [{"seed": 1, "truth_under": True, "flagged": True},
+            {"seed": 2, "truth_under": False, "flagged": False},
+            {"seed": 3, "truth_under": True, "flagged": False},
+            {"seed": 4, "truth_under": False, "flagged": True, "near": False,
+             "lux_min_read": 516.4, "lux_min_truth": 521.3}]
+    assert flag_misses(rows) == "missed: 3; flagged falsely: 4 (521.3 lux, read 516.4)"
+    assert flag_misses(rows[:2]) == ""
 
 
 def test_light_benchmark_summary_of_auto_exposure_scenes_only_says_nothing_was_read():

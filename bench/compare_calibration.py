@@ -1,0 +1,95 @@
+"""Compare two calibration benchmark runs of the same scenes, scene by scene.
+
+    python bench/compare_calibration.py OLD.jsonl NEW.jsonl [--tol 0.01] [--out X.md]
+
+The rows are those ``bench_calibration.py --jsonl`` keeps (several files per side:
+``--old A B --new C D``). A change meant to leave the calibration as it was (a speed-up)
+should show no scene trusted or refused differently, no other profile chosen and no
+worst error moved by more than ``--tol`` mm. Two runs made side by side, one process
+each, met the same load: their time ratio (new / old, per scene) is then a fair figure;
+runs made hours apart are not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.rows import read_seed_rows  # noqa: E402
+from equipment.files import atomic_write_text  # noqa: E402
+
+
+def _succeeded(r: dict) -> bool:
+    return bool(r.get("ok")) and r.get("err_max", float("inf")) < 3.0
+
+
+def compare(old: list[dict], new: list[dict], tol: float) -> tuple[list[str], list[str]]:
+    """Summary lines and one line per scene that changed."""
+    a, b = {r["seed"]: r for r in old}, {r["seed"]: r for r in new}
+    seeds = sorted(a.keys() & b.keys())
+    changed = []
+    for s in seeds:
+        ra, rb = a[s], b[s]
+        ea, eb = ra.get("err_max"), rb.get("err_max")
+        moved = (ea is None) != (eb is None) or (ea is not None and abs(ea - eb) > tol)
+        if ra.get("ok") != rb.get("ok") or ra.get("chosen") != rb.get("chosen") or moved:
+            changed.append(f"- seed {s}: ok {ra.get('ok')} -> {rb.get('ok')}, profile "
+                           f"{ra.get('chosen')} -> {rb.get('chosen')}, worst error "
+                           f"{ea if ea is None else round(ea, 3)} -> "
+                           f"{eb if eb is None else round(eb, 3)} mm")
+    ratio = [b[s]["time"] / a[s]["time"] for s in seeds if a[s]["time"] > 0]
+    big = [s for s in seeds if tuple(a[s]["size"]) == (1920, 1080)]
+    lines = [
+        f"- scenes in both runs: {len(seeds)}",
+        f"- calibrated within 3 mm: {sum(_succeeded(a[s]) for s in seeds)} -> "
+        f"{sum(_succeeded(b[s]) for s in seeds)}",
+        f"- scenes changed (trusted or refused, profile, or worst error by more than "
+        f"{tol} mm): {len(changed)}",
+        f"- time, new / old per scene: median {np.median(ratio):.2f}, range "
+        f"{min(ratio):.2f}-{max(ratio):.2f}" if ratio else "- time: no scenes",
+    ]
+    if big:
+        lines.append(f"- 1920x1080 frames ({len(big)}), median / max: "
+                     f"{np.median([a[s]['time'] for s in big]):.2f} / "
+                     f"{max(a[s]['time'] for s in big):.2f} s -> "
+                     f"{np.median([b[s]['time'] for s in big]):.2f} / "
+                     f"{max(b[s]['time'] for s in big):.2f} s")
+    return lines, changed
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("old", nargs="*", help="the old run's rows (or --old)")
+    ap.add_argument("--old", dest="old_more", nargs="+", default=[], metavar="JSONL")
+    ap.add_argument("--new", nargs="+", default=[], metavar="JSONL")
+    ap.add_argument("--tol", type=float, default=0.01, help="mm a worst error may move")
+    ap.add_argument("--label", default="", help="a line to add under the title")
+    ap.add_argument("--out", default=None, help="also write the comparison here (markdown)")
+    args = ap.parse_args()
+    old_paths, new_paths = args.old + args.old_more, list(args.new)
+    if not args.new and len(args.old) == 2:
+        old_paths, new_paths = [args.old[0]], [args.old[1]]
+    if not old_paths or not new_paths:
+        ap.error("give OLD.jsonl NEW.jsonl, or --old ... --new ...")
+    for p in old_paths + new_paths:
+        if not Path(p).is_file():
+            ap.error(f"no such file: {p}")
+    lines, changed = compare(read_seed_rows(old_paths), read_seed_rows(new_paths), args.tol)
+    text = "\n".join(["# Calibration runs compared, scene by scene", "",
+                      f"`python bench/compare_calibration.py --old {' '.join(old_paths)} "
+                      f"--new {' '.join(new_paths)} --tol {args.tol}`", "",
+                      *([args.label, ""] if args.label else []), *lines, "",
+                      *(["## Scenes changed", "", *changed, ""] if changed else [])])
+    print(text)
+    if args.out:
+        atomic_write_text(Path(args.out), text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
