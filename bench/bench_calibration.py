@@ -167,6 +167,7 @@ def summarise(rows: list[dict], label: str = "") -> str:
     flag_tp = sum(1 for r in lux_rows if r["truth_under"] and r["flagged"])
     flag_fn = sum(1 for r in lux_rows if r["truth_under"] and not r["flagged"])
     flag_fp = sum(1 for r in lux_rows if not r["truth_under"] and r["flagged"])
+    flags_wrong = flag_misses(lux_rows)
     tilt = max(r.get("max_tilt", 20.0) for r in rows)
     tilt_arg = "" if tilt == 20.0 else f" --max-tilt {tilt:g}"
     sds = {r["height_given"][1] for r in rows if r.get("height_given")}
@@ -247,8 +248,7 @@ def summarise(rows: list[dict], label: str = "") -> str:
           f"{_t(times[(w, h)], 50)} / {_t(times[(w, h)], 100)} |" for w, h in sizes),
         *_lens_lines(lens_rows, rows),
         "",
-        *([f"Under-520 flags wrong: {flag_misses(lux_rows)}.", ""]
-          if flag_misses(lux_rows) else []),
+        *([f"Under-520 flags wrong: {flags_wrong}.", ""] if flags_wrong else []),
     ]
     if judged_b:
         lines += [

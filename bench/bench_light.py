@@ -105,6 +105,7 @@ def summarise(rows: list[dict], label: str) -> str:
     dim = [r for r in read if r["truth_under"]]
     false = [r for r in read if r["flagged"] and not r["truth_under"]]
     maxes = [r["lux_rel_max"] for r in read]
+    wrong = flag_misses(read)
     head = [f"# Light meter benchmark ({len(rows)} scenes, balls: {rows[0]['balls']})", "",
             *([label, ""] if label else [])]
     if not read:  # every scene in auto exposure, or none readable: no figures to give
@@ -128,7 +129,7 @@ def summarise(rows: list[dict], label: str) -> str:
         f"{len(dim)}, {len(false)} false |",
         f"| time per reading, median | — | "
         f"{np.median([r['time'] for r in read]) * 1000:.0f} ms |", "",
-        *([f"Flags wrong: {flag_misses(read)}.", ""] if flag_misses(read) else []),
+        *([f"Flags wrong: {wrong}.", ""] if wrong else []),
         "Worst scenes: " + ", ".join(
             f"{r['seed']} ({r['cloth']}, wear {r['wear']:.2f}, JPEG {r['jpeg']}: "
             f"{r['lux_rel_max']:.2%})" for r in worst), "",

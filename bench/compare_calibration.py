@@ -1,13 +1,14 @@
 """Compare two calibration benchmark runs of the same scenes, scene by scene.
 
-    python bench/compare_calibration.py OLD.jsonl NEW.jsonl [--tol 0.01] [--out X.md]
+    python bench/compare_calibration.py --old OLD.jsonl --new NEW.jsonl [--tol 0.01] \
+        [--out X.md]
 
-The rows are those ``bench_calibration.py --jsonl`` keeps (several files per side:
-``--old A B --new C D``). A change meant to leave the calibration as it was (a speed-up)
-should show no scene trusted or refused differently, no other profile chosen and no
-worst error moved by more than ``--tol`` mm. Two runs made side by side, one process
-each, met the same load: their time ratio (new / old, per scene) is then a fair figure;
-runs made hours apart are not.
+The rows are those ``bench_calibration.py --jsonl`` keeps (several files per side for a
+run split by seed: ``--old A B --new C D``). A change meant to leave the calibration as
+it was (a speed-up) should show no scene trusted or refused differently, no other
+profile chosen and no worst error moved by more than ``--tol`` mm. Two runs made side
+by side, one process each, met the same load: their time ratio (new / old, per scene)
+is then a fair figure; runs made hours apart are not.
 """
 
 from __future__ import annotations
@@ -64,18 +65,14 @@ def compare(old: list[dict], new: list[dict], tol: float) -> tuple[list[str], li
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("old", nargs="*", help="the old run's rows (or --old)")
-    ap.add_argument("--old", dest="old_more", nargs="+", default=[], metavar="JSONL")
-    ap.add_argument("--new", nargs="+", default=[], metavar="JSONL")
+    ap.add_argument("--old", nargs="+", required=True, metavar="JSONL",
+                    help="the old run's rows (several files: a run split by seed)")
+    ap.add_argument("--new", nargs="+", required=True, metavar="JSONL")
     ap.add_argument("--tol", type=float, default=0.01, help="mm a worst error may move")
     ap.add_argument("--label", default="", help="a line to add under the title")
     ap.add_argument("--out", default=None, help="also write the comparison here (markdown)")
     args = ap.parse_args()
-    old_paths, new_paths = args.old + args.old_more, list(args.new)
-    if not args.new and len(args.old) == 2:
-        old_paths, new_paths = [args.old[0]], [args.old[1]]
-    if not old_paths or not new_paths:
-        ap.error("give OLD.jsonl NEW.jsonl, or --old ... --new ...")
+    old_paths, new_paths = args.old, args.new
     for p in old_paths + new_paths:
         if not Path(p).is_file():
             ap.error(f"no such file: {p}")
