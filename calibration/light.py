@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
+from scipy.optimize import least_squares, nnls
 
 from .compression import (
     BLOCK,
@@ -81,6 +82,25 @@ NEAR_CLIP = 240
 OCCLUDED = 0.25  # share of a cell's pixels not cloth over which something stands over it
 SHADOW_DEPTH = 0.10  # how far below the light around it a cell beside an occluder is shadow
 SOLID_MM = 25.0  # a ball on the cloth holds a square this wide (noise, chalk marks do not)
+#: the most lamps :func:`fit_lamps` looks for, and the spread (robust RMS, log lux) its
+#: fit must reach over the cells seen to be used: light that point lamps do not explain
+#: that well (a hall's reflections, a lamp's shade) is left to the smooth surface alone
+MAX_LAMPS = 4
+LAMP_FIT_RMS = 0.05
+#: the share of the cells that must be seen for the lamps to be fitted: a cloth that
+#: clips under the lamps leaves its rim, which does not say where they hang (benchmark
+#: scene 2458, 55 of 200 cells seen: two lamps put 30 cm over the cloth, a rim cell
+#: read 8.5% high)
+LAMP_FIT_SEEN = 0.5
+#: the lamps' height above the cloth that :func:`fit_lamps` starts from, and its bounds
+#: (mm): rule 9 of 000 hangs three or four lamps 80-90 cm over the table; the bounds
+#: leave room for halls that do not, and for a lamp wider than a point
+LAMP_HEIGHT = (850.0, 600.0, 1500.0)
+#: the degree along the table (across: up to 4, the two summing to one more at most) of
+#: the smooth surface through what the lamps' light leaves. Freer, it follows a
+#: shadow's soft edge and a worn patch further: degree 4 read seeds 2400-2599 with a
+#: median worst cell per scene of 2.08%, degree 2 1.72% (bench/bench_light.py)
+LAMP_RESIDUAL_DEGREE = 2
 
 
 def srgb_to_linear(v: np.ndarray) -> np.ndarray:
@@ -277,27 +297,112 @@ def _surface_basis(nx: int, ny: int, degree: int) -> np.ndarray:
     return B
 
 
-def _bending_rows(unseen: np.ndarray) -> np.ndarray:
-    """Third differences along and across the cell grid, each one that touches an
-    unseen cell: over a hole in what was seen the surface goes on bending as it came,
-    not as the polynomial's free terms fall (the corner under the lamp-failure clip's
-    sleeve, four cells past the last one seen, read 36% low or 88% high; second
-    differences, a straight continuation, read it 23% high where the light falls off
-    toward the corner). Where every cell is seen there are none."""
+def _bending_rows(unseen: np.ndarray, order: int = 3) -> np.ndarray:
+    """Differences of ``order`` along and across the cell grid, each one that touches an
+    unseen cell: over a hole in what was seen the surface goes on as it came, not as the
+    polynomial's free terms fall. Of the light itself, third differences: it goes on
+    bending (the corner under the lamp-failure clip's sleeve, four cells past the last
+    one seen, read 36% low or 88% high; second differences, a straight continuation,
+    read it 23% high where the light falls off toward the corner). Of what is left once
+    the lamps are fitted, first: it goes on level (see :func:`smooth_cells`). Where
+    every cell is seen there are none."""
     nx, ny = unseen.shape
     idx = np.arange(nx * ny).reshape(nx, ny)
     u = unseen.ravel()
+    step = np.diff(np.eye(order + 1), n=order, axis=0)[0] * (-1) ** order  # 1, -3, 3, -1
     rows = []
-    for run in ([idx[k:nx - 3 + k] for k in range(4)], [idx[:, k:ny - 3 + k] for k in range(4)]):
-        run = np.stack([r.ravel() for r in run], axis=1)  # four cells in a row
+    for run in ([idx[k:nx - order + k] for k in range(order + 1)],
+                [idx[:, k:ny - order + k] for k in range(order + 1)]):
+        run = np.stack([r.ravel() for r in run], axis=1)  # order + 1 cells in a row
         run = run[u[run].any(axis=1)]
         r = np.zeros((len(run), nx * ny))
-        np.put_along_axis(r, run, np.array([1.0, -3.0, 3.0, -1.0]), axis=1)
+        np.put_along_axis(r, run, step, axis=1)
         rows.append(r)
     return np.vstack(rows)
 
 
-def smooth_cells(vals: np.ndarray) -> np.ndarray:
+def lamp_shapes(x: np.ndarray, y: np.ndarray, lamps: np.ndarray) -> np.ndarray:
+    """The light each lamp (rows of x, y, height in mm) would give the cells at ``x``
+    by ``y`` (mm), ``(nx, ny, 1 + n)``: first a level one (the hall's light), then each
+    lamp's inverse-square and cosine law, h / (r^2 + h^2)^1.5, scaled to 1 at its peak."""
+    X, Y = np.meshgrid(x, y, indexing="ij")
+    out = [np.ones_like(X)]
+    for lx, ly, h in np.asarray(lamps, float).reshape(-1, 3):
+        out.append(h ** 3 / ((X - lx) ** 2 + (Y - ly) ** 2 + h * h) ** 1.5)
+    return np.stack(out, axis=-1)
+
+
+def fit_lamps(vals: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Point lamps above the cloth (rows of x, y, height in mm) whose light, with a
+    level one, fits the cells seen (finite ``vals``) to LAMP_FIT_RMS in log lux; empty
+    when none does, or when under LAMP_FIT_SEEN of the cells are seen. One lamp, then
+    more while each one more takes a fifth off the spread, up to MAX_LAMPS, started
+    evenly along the table's middle at LAMP_HEIGHT. A robust fit: a shadow or a worn
+    patch counts little. It is fitted once per camera (a few tenths of a second);
+    frame by frame only the lamps' brightness is fitted again (:func:`lamp_light`), so
+    a lamp failing is followed."""
+    ok = np.isfinite(vals) & (vals > 0)
+    if ok.sum() < LAMP_FIT_SEEN * ok.size:
+        return np.zeros((0, 3))
+    X, Y = np.meshgrid(x, y, indexing="ij")
+    X, Y, target = X[ok], Y[ok], np.log(vals[ok])
+    length, width = float(x[0] + x[-1]), float(y[0] + y[-1])
+    h0, h_min, h_max = LAMP_HEIGHT
+
+    def light(p: np.ndarray, n: int) -> np.ndarray:
+        e = np.exp(p[0]) * np.ones_like(X)
+        for lx, ly, h, li in p[1:].reshape(n, 4):
+            e = e + np.exp(li) * h ** 3 / ((X - lx) ** 2 + (Y - ly) ** 2 + h * h) ** 1.5
+        return e
+
+    best: tuple[float, np.ndarray] | None = None
+    level = float(np.median(vals[ok]))
+    for n in range(1, MAX_LAMPS + 1):
+        p0 = [np.log(0.05 * level)]
+        lo = [-np.inf]
+        hi = [np.inf]
+        for k in range(n):
+            p0 += [length * (k + 0.5) / n, width / 2, h0, np.log(level / n)]
+            lo += [-0.5 * length, -0.5 * width, h_min, -np.inf]
+            hi += [1.5 * length, 1.5 * width, h_max, np.inf]
+        res = least_squares(lambda p, n=n: np.log(light(p, n)) - target, np.array(p0),
+                            bounds=(lo, hi), loss="soft_l1", f_scale=0.03)
+        rms = _spread(np.log(light(res.x, n)) - target)
+        if best is not None and rms >= 0.8 * best[0]:
+            break
+        best = (rms, res.x[1:].reshape(n, 4)[:, :3])
+    if best is None or best[0] > LAMP_FIT_RMS:
+        return np.zeros((0, 3))
+    return best[1]
+
+
+def _spread(r: np.ndarray) -> float:
+    """A robust RMS of log residuals: a shadow or a worn patch does not count."""
+    return 1.4826 * float(np.median(np.abs(r)))
+
+
+def lamp_light(vals: np.ndarray, shapes: np.ndarray) -> np.ndarray | None:
+    """The lamps' light through the cells seen: the brightness of each of ``shapes``
+    (:func:`lamp_shapes`), none negative, fitted robustly in proportion to each cell's
+    own (cells far off count less). None when too few cells are seen, or when the
+    lamps no longer explain the light to LAMP_FIT_RMS (one off when they were fitted
+    has come on, the camera moved to another table): the smooth surface alone then."""
+    ok = np.isfinite(vals) & (vals > 0)
+    if ok.sum() < 2 * shapes.shape[-1]:
+        return None
+    A = shapes[ok] / vals[ok, None]  # each cell's row relative to its own value
+    w = np.ones(int(ok.sum()))
+    for _ in range(4):
+        coef, _ = nnls(A * w[:, None], w)
+        model = A @ coef
+        if not (model > 0).all():
+            return None
+        w = 1.0 / np.maximum(1.0, np.abs(np.log(model)) / 0.03)
+    out = shapes @ coef
+    return out if (out > 0).all() and _spread(np.log(model)) <= LAMP_FIT_RMS else None
+
+
+def smooth_cells(vals: np.ndarray, shapes: np.ndarray | None = None) -> np.ndarray:
     """Lamps light the cloth smoothly: a robust smooth surface (a polynomial in log lux,
     degree 10 along the table and 4 across; degree 6 along when too few cells are seen
     for that) through the cells seen gives every cell its lux, hidden ones too. A lamp
@@ -311,18 +416,34 @@ def smooth_cells(vals: np.ndarray) -> np.ndarray:
     the middle one, where a reference reading then put every other cell 8% high
     (benchmark scene 127). Degree 10 is kept only while it stays within 15% of what the
     seen cells span: over a corner an arm hides, it once swung down to 49 lux where 300
-    were. Too few cells for any surface: the cells as seen."""
+    were. Too few cells for any surface: the cells as seen.
+
+    With the camera's lamps known (``shapes``, :func:`lamp_shapes` of :func:`fit_lamps`)
+    the surface is fitted to what the lamps' light leaves, and over a hole it goes on
+    level, not bending: the lamps' fall-off toward a corner is theirs, not extrapolated
+    from cells beside the hole that a shadow's soft edge dims by a few per cent (the
+    lamp-failure clip's corner under the sleeve read 17% low, 785 lux for 941)."""
+    base = None if shapes is None else lamp_light(vals, shapes)
+    if base is not None:
+        return base * _smooth_log(vals / base, order=1, degrees=(LAMP_RESIDUAL_DEGREE,))
+    return _smooth_log(vals, order=3)
+
+
+def _smooth_log(vals: np.ndarray, order: int, degrees: tuple[int, ...] = (10, 6)
+                ) -> np.ndarray:
+    """:func:`smooth_cells`' robust polynomial in log ``vals``, holes continued by
+    differences of ``order`` (:func:`_bending_rows`)."""
     nx, ny = vals.shape
     y = np.log(np.where(vals > 0, vals, np.nan)).ravel()
     ok = np.isfinite(y)
-    for degree in (10, 6):
+    for degree in degrees:
         B = _surface_basis(nx, ny, degree)
         if ok.sum() < 2 * B.shape[1]:
-            if degree == 6:
+            if degree == degrees[-1]:
                 return vals
             continue
         lo, hi = float(y[ok].min()), float(y[ok].max())
-        bend = _bending_rows(~ok.reshape(nx, ny)) @ B  # over the unseen cells
+        bend = _bending_rows(~ok.reshape(nx, ny), order) @ B  # over the unseen cells
         w = ok.astype(float)
         for _ in range(6):  # iteratively reweighted: cells far from the surface count less
             coef, *_ = np.linalg.lstsq(np.vstack([B[ok] * w[ok, None], bend]),
@@ -333,13 +454,14 @@ def smooth_cells(vals: np.ndarray) -> np.ndarray:
         fit = B @ coef
         # a high degree can swing wildly over cells nothing was seen of (a corner under
         # an arm): it must stay within what the seen cells span, or the stiffer one does
-        if degree == 6 or (fit.min() > lo - 0.15 and fit.max() < hi + 0.15):
+        if degree == degrees[-1] or (fit.min() > lo - 0.15 and fit.max() < hi + 0.15):
             break
     return np.exp(fit).reshape(nx, ny)
 
 
 def shadowed_cells(vals: np.ndarray, occluded: np.ndarray,
-                   suspect: np.ndarray | None = None) -> np.ndarray:
+                   suspect: np.ndarray | None = None,
+                   shapes: np.ndarray | None = None) -> np.ndarray:
     """Cells in the shadow of something over the cloth (a player's arm, body or cue): the
     cells beside an ``occluded`` one that read more than SHADOW_DEPTH below the smooth
     light of the cells away from any. A shadow is cloth-coloured, only darker, so the
@@ -364,7 +486,7 @@ def shadowed_cells(vals: np.ndarray, occluded: np.ndarray,
     shadow = near
     for _ in range(4):  # then against the light of every cell kept: a clean corner, only
         # extrapolated to at first, comes back in
-        light = smooth_cells(np.where(shadow, np.nan, vals))
+        light = smooth_cells(np.where(shadow, np.nan, vals), shapes)
         with np.errstate(invalid="ignore"):
             again = near & (vals < (1.0 - depth) * light)
         if (again == shadow).all():
@@ -378,7 +500,8 @@ class LightMeter:
 
     def __init__(self, calib: Calibration, lux_per_unit: float | None = None,
                  vignette: float | None = None, cells: tuple[int, int] = CELLS,
-                 auto_exposure: bool | None = None, gamma: float | None = None):
+                 auto_exposure: bool | None = None, gamma: float | None = None,
+                 lamps: np.ndarray | None = None):
         self.calib = calib
         ph = calib.photometry or {}
         self.lux_per_unit = lux_per_unit if lux_per_unit is not None else ph.get("lux_per_unit")
@@ -391,13 +514,16 @@ class LightMeter:
         self._baseline: LightReading | None = None
         self._chroma: np.ndarray | None = None  # the cloth's linear-light chromaticity
         self._blocks: dict[tuple[int, int, int, int], np.ndarray] = {}
+        #: the lamps (:func:`fit_lamps`, table mm), fitted at the first reading
+        self.lamps: np.ndarray | None = lamps
         self._build_sampling()
 
     def for_calibration(self, calib: Calibration) -> LightMeter:
         """The same camera's meter (its photometric scale, lens fall-off, output curve,
         exposure mode and grid) on a new calibration: the camera moved, not its light."""
         return LightMeter(calib, self.lux_per_unit, self.vignette, self.cells,
-                          auto_exposure=self.auto_exposure, gamma=self.gamma)
+                          auto_exposure=self.auto_exposure, gamma=self.gamma,
+                          lamps=self.lamps)
 
     def _build_sampling(self) -> None:
         """For every cell, the pixels of its central part (cloth plane)."""
@@ -534,8 +660,13 @@ class LightMeter:
         # middle half's mean reads it diluted (the lamp-failure clip's corner cells under
         # the sleeve's shadow stayed in and the corner read 22% low)
         suspect = self._ball_in_border_cell(foreign & ~pocket_dark)
-        shadow = shadowed_cells(low, occluded, suspect)
-        cells = smooth_cells(np.where(shadow, np.nan, level))
+        if self.lamps is None:  # from cells away from anything over the cloth
+            beside = cv2.dilate(occluded.astype(np.uint8), np.ones((3, 3), np.uint8))
+            self.lamps = fit_lamps(np.where(beside.astype(bool) | suspect, np.nan, level),
+                                   self.x, self.y)
+        shapes = lamp_shapes(self.x, self.y, self.lamps) if len(self.lamps) else None
+        shadow = shadowed_cells(low, occluded, suspect, shapes)
+        cells = smooth_cells(np.where(shadow, np.nan, level), shapes)
         return np.where(saturated, np.nan, cells)
 
     def _block_cells(self, x0: int, y0: int, bw: int, bh: int) -> np.ndarray:

@@ -1,0 +1,91 @@
+"""Compare two light-meter benchmark runs of the same scenes, scene by scene.
+
+    python bench/compare_light.py --old OLD.jsonl --new NEW.jsonl [--tol 0.5] [--out X.md]
+
+The rows are those ``bench_light.py --jsonl`` keeps (several files per side for a run
+split by seed). For each scene read by both: its worst cell's error, old and new; the
+scenes whose worst cell moved by more than ``--tol`` points either way; cells over
+10%; the under-520 flag where it changed; and the time ratio, a fair figure only for
+two runs made side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.rows import read_seed_rows  # noqa: E402
+from equipment.files import atomic_write_text  # noqa: E402
+
+
+def compare(old: list[dict], new: list[dict], tol: float) -> tuple[list[str], list[str]]:
+    """Summary lines and one line per scene whose worst cell moved by over ``tol``
+    points or whose flag changed."""
+    a = {r["seed"]: r for r in old if "lux_rel_max" in r}
+    b = {r["seed"]: r for r in new if "lux_rel_max" in r}
+    seeds = sorted(a.keys() & b.keys())
+    if not seeds:
+        return ["- no scene read by both runs"], []
+    worst_a = np.array([a[s]["lux_rel_max"] for s in seeds]) * 100
+    worst_b = np.array([b[s]["lux_rel_max"] for s in seeds]) * 100
+    moved = worst_b - worst_a
+    changed = []
+    for s, wa, wb in zip(seeds, worst_a, worst_b, strict=True):
+        flag = a[s]["flagged"] != b[s]["flagged"]
+        if abs(wb - wa) > tol or flag:
+            changed.append(f"- seed {s} ({b[s]['cloth']}): worst cell {wa:.2f}% -> {wb:.2f}%"
+                           + (f", flagged {a[s]['flagged']} -> {b[s]['flagged']} (truth "
+                              f"{'under' if b[s]['truth_under'] else 'not under'} 520)"
+                              if flag else ""))
+    ratio = [b[s]["time"] / a[s]["time"] for s in seeds if a[s].get("time")]
+    flags = {k: sum(r[s]["flagged"] == r[s]["truth_under"] for s in seeds)
+             for k, r in (("old", a), ("new", b))}
+    lines = [
+        f"- scenes read by both runs: {len(seeds)}",
+        f"- cells over 10%: {sum(a[s]['lux_cells_over_10'] for s in seeds)} -> "
+        f"{sum(b[s]['lux_cells_over_10'] for s in seeds)}",
+        f"- worst cell of all: {worst_a.max():.2f}% -> {worst_b.max():.2f}%",
+        f"- per scene worst cell, median: {np.median(worst_a):.2f}% -> "
+        f"{np.median(worst_b):.2f}%; 90th percentile {np.percentile(worst_a, 90):.2f}% -> "
+        f"{np.percentile(worst_b, 90):.2f}%",
+        f"- scenes whose worst cell moved by over {tol} points: {int((moved < -tol).sum())} "
+        f"better, {int((moved > tol).sum())} worse (at most by {max(moved.max(), 0):.2f})",
+        f"- flags right: {flags['old']} -> {flags['new']} of {len(seeds)}",
+        f"- time per reading, new / old per scene: median {np.median(ratio):.2f}"
+        if ratio else "- time: not recorded",
+    ]
+    return lines, changed
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--old", nargs="+", required=True, metavar="JSONL",
+                    help="the old run's rows (several files: a run split by seed)")
+    ap.add_argument("--new", nargs="+", required=True, metavar="JSONL")
+    ap.add_argument("--tol", type=float, default=0.5,
+                    help="points (per cent) a scene's worst cell may move unlisted")
+    ap.add_argument("--label", default="", help="a line to add under the title")
+    ap.add_argument("--out", default=None, help="also write the comparison here (markdown)")
+    args = ap.parse_args()
+    for p in args.old + args.new:
+        if not Path(p).is_file():
+            ap.error(f"no such file: {p}")
+    lines, changed = compare(read_seed_rows(args.old), read_seed_rows(args.new), args.tol)
+    text = "\n".join(["# Light-meter runs compared, scene by scene", "",
+                      f"`python bench/compare_light.py --old {' '.join(args.old)} "
+                      f"--new {' '.join(args.new)} --tol {args.tol}`", "",
+                      *([args.label, ""] if args.label else []), *lines, "",
+                      *(["## Scenes that moved", "", *changed, ""] if changed else [])])
+    print(text)
+    if args.out:
+        atomic_write_text(Path(args.out), text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""The benchmark comparisons count what moved, scene by scene, from the rows the
+benchmarks keep."""
+
+from __future__ import annotations
+
+from bench.compare_calibration import compare as compare_calibration
+from bench.compare_light import compare as compare_light
+
+
+def _light(seed: int, worst: float, flagged: bool = False, under: bool = False,
+           over: int = 0, time: float = 0.1) -> dict:
+    return {"seed": seed, "cloth": "green", "lux_rel_max": worst, "lux_cells_over_10": over,
+            "flagged": flagged, "truth_under": under, "time": time}
+
+
+def test_light_runs_compared_scene_by_scene():
+    old = [_light(1, 0.05), _light(2, 0.02), _light(3, 0.03, over=2), _light(4, 0.04),
+           _light(5, 0.02, flagged=False, under=True), {"seed": 6, "auto_exposure": True}]
+    new = [_light(1, 0.02, time=0.2), _light(2, 0.03), _light(3, 0.0302), _light(4, 0.041),
+           _light(5, 0.02, flagged=True, under=True), {"seed": 6, "auto_exposure": True}]
+    lines, changed = compare_light(old, new, tol=0.5)
+    text = "\n".join(lines)
+    assert "scenes read by both runs: 5" in text  # the auto-exposure scene is not read
+    assert "1 better, 1 worse (at most by 1.00)" in text
+    assert "cells over 10%: 2 -> 0" in text
+    assert "flags right: 4 -> 5 of 5" in text
+    # listed: 1 better, 2 worse, 5 whose flag changed; not 3 nor 4 (under half a point)
+    assert [c.split()[2] for c in changed] == ["1", "2", "5"]
+
+
+def test_calibration_runs_compared_scene_by_scene():
+    def row(seed, ok, err, chosen="carom", time=1.0):
+        return {"seed": seed, "ok": ok, "err_max": err, "chosen": chosen, "time": time,
+                "size": [1920, 1080]}
+
+    old = [row(1, True, 1.0), row(2, False, None), row(3, True, 2.0), row(4, True, 0.5)]
+    new = [row(1, True, 1.0, time=0.5), row(2, True, 1.5), row(3, True, 2.5),
+           row(4, True, 0.5, chosen="pool")]
+    lines, changed = compare_calibration(old, new, tol=0.01)
+    text = "\n".join(lines)
+    assert "calibrated within 3 mm: 3 -> 4" in text
+    assert "worst error by more than 0.01 mm): 3" in text
+    assert [c.split()[2].rstrip(":") for c in changed] == ["2", "3", "4"]
+    assert "median 1.00" in text and "range 0.50-1.00" in text
