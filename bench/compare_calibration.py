@@ -13,7 +13,6 @@ is then a fair figure; runs made hours apart are not.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -21,8 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.rows import read_seed_rows  # noqa: E402
-from equipment.files import atomic_write_text  # noqa: E402
+from bench.rows import compare_main  # noqa: E402
 
 
 def _succeeded(r: dict) -> bool:
@@ -64,29 +62,9 @@ def compare(old: list[dict], new: list[dict], tol: float) -> tuple[list[str], li
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--old", nargs="+", required=True, metavar="JSONL",
-                    help="the old run's rows (several files: a run split by seed)")
-    ap.add_argument("--new", nargs="+", required=True, metavar="JSONL")
-    ap.add_argument("--tol", type=float, default=0.01, help="mm a worst error may move")
-    ap.add_argument("--label", default="", help="a line to add under the title")
-    ap.add_argument("--out", default=None, help="also write the comparison here (markdown)")
-    args = ap.parse_args()
-    old_paths, new_paths = args.old, args.new
-    for p in old_paths + new_paths:
-        if not Path(p).is_file():
-            ap.error(f"no such file: {p}")
-    lines, changed = compare(read_seed_rows(old_paths), read_seed_rows(new_paths), args.tol)
-    text = "\n".join(["# Calibration runs compared, scene by scene", "",
-                      f"`python bench/compare_calibration.py --old {' '.join(old_paths)} "
-                      f"--new {' '.join(new_paths)} --tol {args.tol}`", "",
-                      *([args.label, ""] if args.label else []), *lines, "",
-                      *(["## Scenes changed", "", *changed, ""] if changed else [])])
-    print(text)
-    if args.out:
-        atomic_write_text(Path(args.out), text)
-    return 0
-
+    return compare_main(__doc__, "compare_calibration.py",
+                        "Calibration runs compared, scene by scene", compare, 0.01,
+                        "mm a worst error may move")
 
 if __name__ == "__main__":
     sys.exit(main())

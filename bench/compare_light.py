@@ -11,7 +11,6 @@ two runs made side by side.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -19,8 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.rows import read_seed_rows  # noqa: E402
-from equipment.files import atomic_write_text  # noqa: E402
+from bench.rows import compare_main  # noqa: E402
 
 
 def compare(old: list[dict], new: list[dict], tol: float) -> tuple[list[str], list[str]]:
@@ -63,29 +61,9 @@ def compare(old: list[dict], new: list[dict], tol: float) -> tuple[list[str], li
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--old", nargs="+", required=True, metavar="JSONL",
-                    help="the old run's rows (several files: a run split by seed)")
-    ap.add_argument("--new", nargs="+", required=True, metavar="JSONL")
-    ap.add_argument("--tol", type=float, default=0.5,
-                    help="points (per cent) a scene's worst cell may move unlisted")
-    ap.add_argument("--label", default="", help="a line to add under the title")
-    ap.add_argument("--out", default=None, help="also write the comparison here (markdown)")
-    args = ap.parse_args()
-    for p in args.old + args.new:
-        if not Path(p).is_file():
-            ap.error(f"no such file: {p}")
-    lines, changed = compare(read_seed_rows(args.old), read_seed_rows(args.new), args.tol)
-    text = "\n".join(["# Light-meter runs compared, scene by scene", "",
-                      f"`python bench/compare_light.py --old {' '.join(args.old)} "
-                      f"--new {' '.join(args.new)} --tol {args.tol}`", "",
-                      *([args.label, ""] if args.label else []), *lines, "",
-                      *(["## Scenes that moved", "", *changed, ""] if changed else [])])
-    print(text)
-    if args.out:
-        atomic_write_text(Path(args.out), text)
-    return 0
-
+    return compare_main(__doc__, "compare_light.py", "Light-meter runs compared, scene by scene",
+                        compare, 0.5,
+                        "points (per cent) a scene's worst cell may move unlisted")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -67,3 +67,33 @@ def write_summary(path: str, text: str, n_rows: int) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out, text)
     print(f"wrote {out} from {n_rows} scenes", file=sys.stderr)
+
+
+def compare_main(doc: str, script: str, title: str, compare, tol: float, tol_help: str,
+                 argv: list[str] | None = None) -> int:
+    """The command line of a ``compare_*.py`` script: ``--old`` and ``--new`` row files
+    (several per side for a run split by seed), ``--tol``, ``--label``, ``--out``; prints
+    ``compare(old_rows, new_rows, tol)``'s summary lines and changed scenes."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--old", nargs="+", required=True, metavar="JSONL",
+                    help="the old run's rows (several files: a run split by seed)")
+    ap.add_argument("--new", nargs="+", required=True, metavar="JSONL")
+    ap.add_argument("--tol", type=float, default=tol, help=tol_help)
+    ap.add_argument("--label", default="", help="a line to add under the title")
+    ap.add_argument("--out", default=None, help="also write the comparison here (markdown)")
+    args = ap.parse_args(argv)
+    for p in args.old + args.new:
+        if not Path(p).is_file():
+            ap.error(f"no such file: {p}")
+    lines, changed = compare(read_seed_rows(args.old), read_seed_rows(args.new), args.tol)
+    text = "\n".join([f"# {title}", "",
+                      f"`python bench/{script} --old {' '.join(args.old)} "
+                      f"--new {' '.join(args.new)} --tol {args.tol}`", "",
+                      *([args.label, ""] if args.label else []), *lines, "",
+                      *(["## Scenes that changed", "", *changed, ""] if changed else [])])
+    print(text)
+    if args.out:
+        atomic_write_text(Path(args.out), text)
+    return 0
