@@ -25,6 +25,9 @@ from .calls import FoulRule, ShotCall, Warning
 
 LUX_MIN = 520.0  # [000 Tavolo 9: at least 520 lux over the whole surface]
 LIGHT_ARTICLE = "000 Tavolo 9"
+#: a lamp whose light under it moved by more than this share between two readings is
+#: named in the light warning (the meter's lamps: docs/events.md)
+LAMP_NEWS = 0.3
 
 
 class AdjudicationError(ValueError):
@@ -124,6 +127,7 @@ class _Observer:
 
     def __init__(self) -> None:
         self.light: str | None = None  # ok | low | auto_exposure
+        self.lamps: list[dict] | None = None  # the lamps of the last calibrated reading
 
     def see(self, e: Event, shot: int | None) -> Warning | None:
         if e.type == "light":
@@ -148,6 +152,10 @@ class _Observer:
         else:
             return None  # an uncalibrated reading: only the shape of the light is known
         before, self.light = self.light, state
+        lamps = e.extra.get("lamps") if state != "auto_exposure" else None
+        news = lamp_news(self.lamps, lamps)
+        if lamps is not None:
+            self.lamps = lamps
         if state == "auto_exposure" and before != state:
             return Warning(e.t, "light_unmeasurable",
                            "camera in auto-exposure: illuminance cannot be measured",
@@ -155,14 +163,32 @@ class _Observer:
         if state == "low" and before != "low":
             return Warning(e.t, "light_low",
                            f"light {lux_min:.0f} lux somewhere on the cloth, under the "
-                           f"{LUX_MIN:.0f} lux required", LIGHT_ARTICLE, shot)
+                           f"{LUX_MIN:.0f} lux required{news}", LIGHT_ARTICLE, shot)
         if state == "ok" and before == "low":
             return Warning(e.t, "light_restored", f"light back to {lux_min:.0f} lux or more "
-                           "over the whole cloth", LIGHT_ARTICLE, shot)
+                           f"over the whole cloth{news}", LIGHT_ARTICLE, shot)
         if state == "ok" and e.extra.get("changed"):
-            return Warning(e.t, "light_changed", "the light on the cloth changed "
-                           "(a lamp failing?)", LIGHT_ARTICLE, shot)
+            return Warning(e.t, "light_changed", "the light on the cloth changed"
+                           + (news or " (a lamp failing?)"), LIGHT_ARTICLE, shot)
         return None
+
+
+def lamp_news(before: list[dict] | None, now: list[dict] | None) -> str:
+    """``": the lamp over x 2358, y 708 mm gives 0 lux under it (1490 before)"`` for
+    each lamp of a ``light`` record whose light moved by LAMP_NEWS or more since the
+    last one; empty when the records do not name the same lamps."""
+    if not before or not now or len(before) != len(now):
+        return ""
+    said = []
+    for a, b in zip(before, now, strict=True):
+        place = [(a.get(k), b.get(k)) for k in ("x_mm", "y_mm")]
+        lux = (a.get("lux"), b.get("lux"))
+        if any(p != q for p, q in place) or not all(isinstance(v, int | float) for v in lux):
+            return ""  # other lamps (a new fit), or not calibrated
+        if abs(lux[1] - lux[0]) > LAMP_NEWS * max(lux[0], 1.0):
+            said.append(f"the lamp over x {b['x_mm']:.0f}, y {b['y_mm']:.0f} mm gives "
+                        f"{lux[1]:.0f} lux under it ({lux[0]:.0f} before)")
+    return (": " + "; ".join(said)) if said else ""
 
 
 def adjudicate_stream(events: Iterable[Event], game: Game,

@@ -3,7 +3,10 @@
 Rails (cushion noses and the outer rail edge), a 355 mm grid on the cloth, each
 diamond's expected place (circle; green when found within 1 mm, orange within 3 mm,
 red beyond or missing), spots, pockets, and the quality figure in a corner. A
-person sees at a glance whether the lines sit on the table.
+person sees at a glance whether the lines sit on the table. When the light meter has
+fitted the lamps (``photometry["lamps"]``) each is drawn at the point under it, with
+the circle where its light falls to half and its height: they should sit on the
+bright pools of the cloth.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ def draw_debug(frame: np.ndarray, calib: Calibration) -> np.ndarray:
     for pk in t.pockets:
         p = cam.table_to_image([pk.centre], t.cushion_height)[0]
         cv2.circle(img, (int(round(p[0])), int(round(p[1]))), 14, (255, 0, 255), 2, cv2.LINE_AA)
+    _draw_lamps(img, calib)
     q = calib.quality
     ok = q.get("ok", False)
     lines = [f"{calib.table}  {'OK' if ok else 'NOT TRUSTED'}  ({calib.method})",
@@ -85,3 +89,31 @@ def draw_debug(frame: np.ndarray, calib: Calibration) -> np.ndarray:
         cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
                     (0, 230, 0) if ok else (0, 0, 255), 2, cv2.LINE_AA)
     return img
+
+
+#: a point lamp's light, h^3 / (r^2 + h^2)^1.5, is half its peak at r = 0.766 h
+HALF_LIGHT = float(np.sqrt(2.0 ** (2.0 / 3.0) - 1.0))
+
+
+def _draw_lamps(img: np.ndarray, calib: Calibration) -> None:
+    lamps = calib.photometry.get("lamps") or []
+    h_img, w_img = img.shape[:2]
+    colour = (0, 215, 255)
+    for k, lamp in enumerate(lamps):
+        try:
+            x, y, h = float(lamp["x_mm"]), float(lamp["y_mm"]), float(lamp["height_mm"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        p = calib.table_to_image([(x, y)])[0]
+        if not (np.isfinite(p).all() and 0 <= p[0] < w_img and 0 <= p[1] < h_img):
+            continue
+        a = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+        ring = np.column_stack([x + HALF_LIGHT * h * np.cos(a), y + HALF_LIGHT * h * np.sin(a)])
+        _polyline(img, calib.table_to_image(ring), colour, 1)
+        c = (int(round(p[0])), int(round(p[1])))
+        cv2.drawMarker(img, c, colour, cv2.MARKER_STAR, 22, 2, cv2.LINE_AA)
+        text = f"lamp {k + 1}: {h:.0f} mm up"
+        cv2.putText(img, text, (c[0] + 14, c[1] - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.55,
+                    (0, 0, 0), 3, cv2.LINE_AA)
+        cv2.putText(img, text, (c[0] + 14, c[1] - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.55,
+                    colour, 1, cv2.LINE_AA)

@@ -248,6 +248,10 @@ class LightReading:
     calibrated: bool  # False: no photometric calibration, only the shape is known
     status: str = "ok"  # ok | auto_exposure | uncalibrated
     warnings: list[str] = field(default_factory=list)
+    #: the lamps as this frame shows them, rows of x, y, height (mm) and the light each
+    #: gives the point under it alone (lux; the cells' units when not calibrated); None
+    #: when no lamps were fitted or they no longer explain the light
+    lamps: np.ndarray | None = None
 
     @property
     def lux_min(self) -> float:
@@ -281,7 +285,35 @@ class LightReading:
             d.update(lux_min=round(self.lux_min, 1), lux_mean=round(self.lux_mean, 1))
         else:
             d["status"] = "uncalibrated"
+        if self.lamps is not None:
+            d["lamps"] = [lamp_record(row, self.calibrated) for row in self.lamps]
         return d
+
+
+def lamp_record(row, calibrated: bool = True) -> dict:
+    """One lamp's fields in a ``light`` event or a calibration's photometry: where it
+    hangs (table mm) and, from a calibrated reading, the lux it gives under it."""
+    d = {"x_mm": round(float(row[0]), 0), "y_mm": round(float(row[1]), 0),
+         "height_mm": round(float(row[2]), 0)}
+    if calibrated and len(row) > 3:
+        d["lux"] = round(float(row[3]), 1)
+    return d
+
+
+def lamps_from_records(recs, where: str = "photometry") -> np.ndarray:
+    """Rows of x, y, height (mm) from :func:`lamp_record` dicts (a saved calibration's
+    lamps), with a clear error for a damaged file."""
+    if not isinstance(recs, list):
+        raise ValueError(f"{where}: 'lamps' must be a list of lamps")
+    try:
+        rows = np.array([[float(r["x_mm"]), float(r["y_mm"]), float(r["height_mm"])]
+                         for r in recs], float).reshape(-1, 3)
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"{where}: each lamp needs numbers x_mm, y_mm and height_mm"
+                         ) from None
+    if not np.isfinite(rows).all() or (rows[:, 2] <= 0).any():
+        raise ValueError(f"{where}: a lamp's place must be finite and its height over 0")
+    return rows
 
 
 @functools.lru_cache(maxsize=8)
@@ -395,12 +427,13 @@ def _spread(r: np.ndarray) -> float:
     return 1.4826 * float(np.median(np.abs(r)))
 
 
-def lamp_light(vals: np.ndarray, shapes: np.ndarray) -> np.ndarray | None:
-    """The lamps' light through the cells seen: the brightness of each of ``shapes``
-    (:func:`lamp_shapes`), none negative, fitted robustly in proportion to each cell's
-    own (cells far off count less). None when too few cells are seen, or when the
-    lamps no longer explain the light to LAMP_FIT_RMS (one off when they were fitted
-    has come on, the camera moved to another table): the smooth surface alone then."""
+def lamp_brightness(vals: np.ndarray, shapes: np.ndarray) -> np.ndarray | None:
+    """The brightness of each of ``shapes`` (:func:`lamp_shapes`: the hall's level
+    light first, then each lamp's light at the point under it) through the cells seen,
+    none negative, fitted robustly in proportion to each cell's own (cells far off
+    count less). None when too few cells are seen, or when the lamps no longer explain
+    the light to LAMP_FIT_RMS (one off when they were fitted has come on, the camera
+    moved to another table)."""
     ok = np.isfinite(vals) & (vals > 0)
     if ok.sum() < 2 * shapes.shape[-1]:
         return None
@@ -412,8 +445,15 @@ def lamp_light(vals: np.ndarray, shapes: np.ndarray) -> np.ndarray | None:
         if not (model > 0).all():
             return None
         w = 1.0 / np.maximum(1.0, np.abs(np.log(model)) / 0.03)
-    out = shapes @ coef
-    return out if (out > 0).all() and _spread(np.log(model)) <= LAMP_FIT_RMS else None
+    ok_fit = (shapes @ coef > 0).all() and _spread(np.log(model)) <= LAMP_FIT_RMS
+    return coef if ok_fit else None
+
+
+def lamp_light(vals: np.ndarray, shapes: np.ndarray) -> np.ndarray | None:
+    """The lamps' light over every cell (:func:`lamp_brightness`), or None when they no
+    longer explain what is seen: the smooth surface alone then."""
+    coef = lamp_brightness(vals, shapes)
+    return None if coef is None else shapes @ coef
 
 
 def smooth_cells(vals: np.ndarray, shapes: np.ndarray | None = None) -> np.ndarray:
@@ -529,7 +569,10 @@ class LightMeter:
         self._baseline: LightReading | None = None
         self._chroma: np.ndarray | None = None  # the cloth's linear-light chromaticity
         self._blocks: dict[tuple[int, int, int, int], np.ndarray] = {}
-        #: the lamps (:func:`fit_lamps`, table mm), fitted at the first reading
+        #: the lamps (:func:`fit_lamps`, table mm): given, saved with the calibration
+        #: (``photometry["lamps"]``), or fitted at the first reading
+        if lamps is None and ph.get("lamps") is not None:
+            lamps = lamps_from_records(ph["lamps"], "calibration photometry")
         self.lamps: np.ndarray | None = lamps
         self._build_sampling()
 
@@ -679,6 +722,9 @@ class LightMeter:
             beside = cv2.dilate(occluded.astype(np.uint8), np.ones((3, 3), np.uint8))
             self.lamps = fit_lamps(np.where(beside.astype(bool) | suspect, np.nan, level),
                                    self.x, self.y)
+            # saved with the calibration: the same camera's meter starts from them, and
+            # a person can check them against the hall
+            self.calib.photometry["lamps"] = [lamp_record(row) for row in self.lamps]
         shapes = lamp_shapes(self.x, self.y, self.lamps) if len(self.lamps) else None
         shadow = shadowed_cells(low, occluded, suspect, shapes)
         cells = smooth_cells(np.where(shadow, np.nan, level), shapes)
@@ -876,7 +922,8 @@ class LightMeter:
         status = "ok" if calibrated else "uncalibrated"
         if self.auto_exposure:
             status = "auto_exposure"
-        r = LightReading(cells, self.x, self.y, rel, level, calibrated, status)
+        r = LightReading(cells, self.x, self.y, rel, level, calibrated, status,
+                         lamps=self._lamps_seen(cells))
         n_sat = int(np.isnan(vals).sum())
         if n_sat:
             r.warnings.append(f"the camera clips over {n_sat} of {vals.size} cells of the "
@@ -893,6 +940,14 @@ class LightMeter:
                               f"{self.y[j]:.0f} mm): check it there with a lux meter "
                               "[000 Tavolo 9]")
         return r
+
+    def _lamps_seen(self, cells: np.ndarray) -> np.ndarray | None:
+        """Each lamp's place and the light it gives under it in this reading (the
+        cells' units): a lamp failing is named, not only the light's change."""
+        if self.lamps is None or not len(self.lamps):
+            return None
+        coef = lamp_brightness(cells, lamp_shapes(self.x, self.y, self.lamps))
+        return None if coef is None else np.column_stack([self.lamps, coef[1:]])
 
     def observe(self, frame: np.ndarray) -> tuple[LightReading, bool]:
         """Measure and compare with the first reading: (reading, changed).

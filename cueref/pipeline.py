@@ -94,6 +94,10 @@ def referee_video(video: str | os.PathLike, game: str, outdir: str | os.PathLike
     observations = video_events(src, calib, check_every_s=check_every_s, meter=meter,
                                 reference_lux=lux)
     _say(progress, f"  {len(observations)} calibration/light records")
+    # again, with what the meter found: its photometric scale and the lamps
+    with atomic_path(files["calib.png"]) as tmp:
+        cv2.imwrite(str(tmp), draw_debug(first, calib))
+    calib.save(files["calib.json"])
 
     stream = merge_events(table_events, observations)
     write_events(files["events.jsonl"], stream)

@@ -19,6 +19,7 @@ from calibration import (
     LightMeter,
     calibrate,
     check,
+    draw_debug,
     video_events,
 )
 from calibration.camera import CameraModel
@@ -269,7 +270,26 @@ def test_cli_writes_calibration_and_debug(tmp_path):
     assert data["quality"]["ok"] and data["table"] == "carom"
     calib = Calibration.load(out)
     assert grid_error(calib, cam, table).max() < 3.0
-    assert cv2.imread(str(dbg)).shape == img.shape
+    drawn = cv2.imread(str(dbg))
+    assert drawn.shape == img.shape
+    # the meter's lamps are saved (where the scene's hang), drawn, and the same camera's
+    # meter starts from them
+    hung = np.array([lamp[:3] for lamp in default_lamps(table)])
+    saved = data["photometry"]["lamps"]
+    got = np.array([[lamp["x_mm"], lamp["y_mm"], lamp["height_mm"]] for lamp in saved])
+    assert got.shape == hung.shape
+    assert np.abs(got[np.argsort(got[:, 0])] - hung).max() < 30.0, got
+    assert [set(lamp) for lamp in data["photometry"]["reading"]["lamps"]] == [
+        {"x_mm", "y_mm", "height_mm", "lux"}] * len(hung)
+    assert np.array_equal(LightMeter(calib).lamps, got)
+    bare = draw_debug(img, replace(calib, photometry={}))
+    for x, y, _ in got:
+        u, v = np.round(calib.table_to_image([(x, y)])[0]).astype(int)
+        assert np.abs(drawn[v - 2:v + 3, u - 2:u + 3].astype(int)
+                      - bare[v - 2:v + 3, u - 2:u + 3]).max() > 100
+    calib.photometry["lamps"] = [{"x_mm": 500.0, "y_mm": "high"}]
+    with pytest.raises(ValueError, match="x_mm, y_mm and height_mm"):
+        LightMeter(calib)
 
 
 @pytest.mark.parametrize("make,expect", [

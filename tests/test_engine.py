@@ -95,6 +95,35 @@ def test_light_warns_on_changes_of_state_not_every_reading():
     assert codes == ["light_low", "light_restored", "light_unmeasurable"]
 
 
+def test_light_warning_names_the_lamp_that_changed():
+    """A lamp's light under it falling by more than a third is named in the warning; a
+    lamp that moved a little is not news, and lamps fitted again elsewhere (another
+    view's meter) are not compared."""
+    def lamps(*lux, x0=500.0):
+        return [{"x_mm": x0 + 900.0 * k, "y_mm": 710.0, "height_mm": 850.0, "lux": v}
+                for k, v in enumerate(lux)]
+
+    s = Stream(LAYOUT)
+    s.light(900, 1700).shot("white").end()
+    s.events[0].extra["lamps"] = lamps(1500, 1500, 1500)
+    s.events.append(Event(s.t + 1, "light", extra={"lux_min": 280, "lux_mean": 1200,
+                                                   "changed": True,
+                                                   "lamps": lamps(1450, 1480, 3)}))
+    s.events.append(Event(s.t + 2, "light", extra={"lux_min": 850, "lux_mean": 1600,
+                                                   "changed": True,
+                                                   "lamps": lamps(1440, 1470, 1400)}))
+    s.events.append(Event(s.t + 3, "light", extra={"lux_min": 700, "lux_mean": 1300,
+                                                   "changed": True,
+                                                   "lamps": lamps(900, 1470, 1400, x0=650)}))
+    out = [w for w in adjudicate_stream(s.events, Recorder()) if isinstance(w, Warning)]
+    assert [w.code for w in out] == ["light_low", "light_restored", "light_changed"]
+    assert out[0].message.endswith("the lamp over x 2300, y 710 mm gives 3 lux under it "
+                                   "(1500 before)")
+    assert "lamp over x 2300" in out[1].message and "1400 lux" in out[1].message
+    assert "x 500," not in out[0].message and "x 1400," not in out[0].message
+    assert out[2].message.endswith("(a lamp failing?)")
+
+
 def test_calibration_and_blind_stretches_are_warned():
     s = Stream(LAYOUT)
     s.shot("white").end()

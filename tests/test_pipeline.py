@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import cv2
@@ -55,6 +56,31 @@ def test_light_warning_only_after_the_lamp_fails(run):
              and "lux_min" in e.extra]
     before = [e for e in light if e.t < t_fail]
     assert before and all(e.extra["lux_min"] >= 520 for e in before)
+
+
+def test_the_failing_lamp_is_named_where_it_hangs(run):
+    """The light warning says which lamp failed: the renderer's lamp that goes off is
+    the one named, its place within 50 mm of where it hangs, and the calibration saved
+    keeps the lamps the meter fitted (a person checks them in calib.png)."""
+    truth, result = run
+    hung = np.array([lamp["position_mm"] for lamp in truth["lamps"]])  # x, y, height
+    off = [i for i, lamp in enumerate(truth["lamps"]) if lamp["off_at"] is not None]
+    assert len(off) == 1
+    low = [w for w in result.warnings if w.code == "light_low"][0]
+    named = [tuple(map(float, m)) for m in
+             re.findall(r"lamp over x (\d+), y (\d+) mm gives (\d+) lux", low.message)]
+    assert len(named) == 1, low.message
+    x, y, lux = named[0]
+    assert np.hypot(*(hung[off[0], :2] - (x, y))) < 50.0, (x, y, hung[off[0]])
+    assert lux < 0.1 * truth["lux"][0]["mean_lux"]
+    from calibration import Calibration
+
+    saved = Calibration.load(result.files["calib.json"]).photometry["lamps"]
+    got = np.array([[lamp["x_mm"], lamp["y_mm"], lamp["height_mm"]] for lamp in saved])
+    assert len(got) == len(hung)
+    got, hung = got[np.argsort(got[:, 0])], hung[np.argsort(hung[:, 0])]
+    assert np.abs(got[:, :2] - hung[:, :2]).max() < 50.0, got
+    assert np.abs(got[:, 2] - hung[:, 2]).max() < 100.0, got  # a 30 cm lamp, not a point
 
 
 def test_calls_are_those_of_the_events_and_files_are_complete(run):

@@ -63,22 +63,24 @@ def run(args: argparse.Namespace) -> int:
     _, _, frame = next(read_frames(args.source))
     calib = calibrate(args.source, args.table, corners, seconds=args.seconds,
                       strict=False, lens=lens, **height)
-    if args.debug:
-        with atomic_path(args.debug) as tmp:
-            if not cv2.imwrite(str(tmp), draw_debug(frame, calib)):
-                raise OSError(f"cannot write {args.debug}")
+    light = ""
+    try:
+        if calib.ok and args.lux is not None:  # the lamps are fitted too (photometry)
+            meter = LightMeter(calib, vignette=args.vignette, gamma=gamma)
+            meter.reference(frame, args.lux)
+            r = meter.measure(frame)
+            calib.photometry["reading"] = r.record()
+            light = (f"; light min {r.lux_min:.0f} lux, mean {r.lux_mean:.0f} lux, "
+                     f"uniformity {r.uniformity:.2f}")
+            calib.warnings.extend(r.warnings)
+    finally:  # what was found is drawn even when the light cannot be read
+        if args.debug:
+            with atomic_path(args.debug) as tmp:
+                if not cv2.imwrite(str(tmp), draw_debug(frame, calib)):
+                    raise OSError(f"cannot write {args.debug}")
     if not calib.ok:
         raise CalibrationError("calibration not trusted: "
                                + "; ".join(calib.quality.get("reasons", [])))
-    light = ""
-    meter = LightMeter(calib, vignette=args.vignette, gamma=gamma)
-    if args.lux is not None:
-        meter.reference(frame, args.lux)
-        r = meter.measure(frame)
-        calib.photometry["reading"] = r.record()
-        light = (f"; light min {r.lux_min:.0f} lux, mean {r.lux_mean:.0f} lux, "
-                 f"uniformity {r.uniformity:.2f}")
-        calib.warnings.extend(r.warnings)
     calib.save(args.output)
     q = calib.quality
     print(f"{calib.table}: {q.get('diamonds_found', 0)} diamonds, rms "
