@@ -152,7 +152,7 @@ class _Observer:
         else:
             return None  # an uncalibrated reading: only the shape of the light is known
         before, self.light = self.light, state
-        lamps = e.extra.get("lamps") if state != "auto_exposure" else None
+        lamps = e.extra.get("lamps")  # none in an auto-exposure record
         news = lamp_news(self.lamps, lamps)
         if lamps is not None:
             self.lamps = lamps

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from .fit import diamond_names
+from .light import lamps_from_records
 from .result import Calibration
 
 
@@ -96,14 +97,13 @@ HALF_LIGHT = float(np.sqrt(2.0 ** (2.0 / 3.0) - 1.0))
 
 
 def _draw_lamps(img: np.ndarray, calib: Calibration) -> None:
-    lamps = calib.photometry.get("lamps") or []
+    try:
+        lamps = lamps_from_records(calib.photometry.get("lamps") or [])
+    except ValueError:
+        return  # a damaged entry: the meter itself says so
     h_img, w_img = img.shape[:2]
     colour = (0, 215, 255)
-    for k, lamp in enumerate(lamps):
-        try:
-            x, y, h = float(lamp["x_mm"]), float(lamp["y_mm"]), float(lamp["height_mm"])
-        except (KeyError, TypeError, ValueError):
-            continue
+    for k, (x, y, h) in enumerate(lamps):
         p = calib.table_to_image([(x, y)])[0]
         if not (np.isfinite(p).all() and 0 <= p[0] < w_img and 0 <= p[1] < h_img):
             continue

@@ -81,9 +81,12 @@ def referee_video(video: str | os.PathLike, game: str, outdir: str | os.PathLike
     _, _, first = next(read_frames(src))
     import cv2
 
-    with atomic_path(files["calib.png"]) as tmp:
-        cv2.imwrite(str(tmp), draw_debug(first, calib))
-    calib.save(files["calib.json"])
+    def save_calibration() -> None:
+        with atomic_path(files["calib.png"]) as tmp:
+            cv2.imwrite(str(tmp), draw_debug(first, calib))
+        calib.save(files["calib.json"])
+
+    save_calibration()
     q = calib.quality
     _say(progress, f"  {calib.table}: predicted max error "
          f"{q.get('predicted_max_error_mm') or '-'} mm, "
@@ -94,10 +97,7 @@ def referee_video(video: str | os.PathLike, game: str, outdir: str | os.PathLike
     observations = video_events(src, calib, check_every_s=check_every_s, meter=meter,
                                 reference_lux=lux)
     _say(progress, f"  {len(observations)} calibration/light records")
-    # again, with what the meter found: its photometric scale and the lamps
-    with atomic_path(files["calib.png"]) as tmp:
-        cv2.imwrite(str(tmp), draw_debug(first, calib))
-    calib.save(files["calib.json"])
+    save_calibration()  # again, with what the meter found: its scale and the lamps
 
     stream = merge_events(table_events, observations)
     write_events(files["events.jsonl"], stream)
