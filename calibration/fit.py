@@ -25,6 +25,7 @@ from equipment.tables import TABLES, Table, get_table
 
 from .camera import CameraModel, camera_matrix, work_copy
 from .detect import (
+    CLIP_LEVEL,
     CalibrationError,
     ClothModel,
     ClothRegion,
@@ -33,7 +34,15 @@ from .detect import (
     sight_image,
     tophat,
 )
-from .diamonds import MULTI_BELOW, DiamondSearch, grow_diamonds, locate_diamonds, median
+from .diamonds import (
+    MULTI_BELOW,
+    DiamondSearch,
+    grow_diamonds,
+    locate_diamonds,
+    median,
+    start_index,
+    table_corners,
+)
 from .lens import Lens, LensError
 from .result import Calibration
 
@@ -1411,6 +1420,9 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     sights, background, searches = _find_sights(image, gray, region, size)
     attempts = _attempts(searches, region, size, given_rep, lens)
     if not attempts:
+        clipped = _rails_clipped(image, region.quad, TABLES[given_rep or "carom"])
+        if clipped > RAILS_BLOWN_OUT:
+            raise CalibrationError(_rails_blown_out(clipped))
         raise CalibrationError("table not recognised: the rails' diamonds were not found "
                                "around the cloth (too few visible, or not an overhead view)")
     # pockets separate carom from pocket tables when the diamonds alone are close
@@ -1433,12 +1445,54 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
         a = attempts[best_rep]
         chosen_name = _variant_by_lines(gray, a, GEOMETRY_GROUPS[best_rep])
     calib = _finish(image, gray, region, a, chosen_name, size, cloth_level, height)
+    if not calib.ok:
+        clipped = _rails_clipped(image, region.quad, get_table(chosen_name))
+        if clipped > RAILS_BLOWN_OUT:
+            calib.quality["reasons"].insert(0, _rails_blown_out(clipped))
     calib.sights = sights
     calib.grain, calib.lettering = background == "grain", background == "lettering"
     calib.lens = lens
     if strict and not calib.ok:
         raise CalibrationError("calibration not trusted: " + "; ".join(calib.quality["reasons"]))
     return calib
+
+
+#: share of the rails' diamond line clipped in two channels or more above which a refusal
+#: names the exposure first (:func:`_rails_clipped`)
+RAILS_BLOWN_OUT = 0.6
+
+
+def _rails_clipped(image: np.ndarray, quad: np.ndarray, table: Table) -> float:
+    """The share of the rails, around the cloth's outline ``quad``, clipped in two colour
+    channels or more. A black cloth under auto exposure leaves light wood white: its
+    diamonds are lost in the clipping, and the refusal should say so rather than list
+    the diamonds' residuals (benchmark scene 3299: red and green at 255 on most of the
+    rails, pale sights a few levels up in blue, blocked by the compression). The
+    outline, not the refused fit, places the rails: that fit may be off by a rail's
+    width."""
+    c0 = max(20.0, 2 * table.diamond_offset - table.rail_width)
+    q = np.roll(np.asarray(quad, np.float32), -start_index(quad), axis=0)
+    H = cv2.getPerspectiveTransform(table_corners(table, c0).astype(np.float32), q)
+    rings = []
+    for d in np.linspace(c0, table.rail_width, 6)[1:-1]:  # across the rail, edges left out
+        x = np.linspace(-d, table.length + d, 200)
+        y = np.linspace(-d, table.width + d, 100)
+        rings += [np.column_stack([x, np.full_like(x, -d)]),
+                  np.column_stack([x, np.full_like(x, table.width + d)]),
+                  np.column_stack([np.full_like(y, -d), y]),
+                  np.column_stack([np.full_like(y, table.length + d), y])]
+    px = cv2.perspectiveTransform(np.concatenate(rings).reshape(-1, 1, 2), H).reshape(-1, 2)
+    h, w = image.shape[:2]
+    px = px[(px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)]
+    if not len(px):
+        return 0.0
+    values = image[px[:, 1].round().astype(int), px[:, 0].round().astype(int)]
+    return float(np.mean((values >= CLIP_LEVEL).sum(axis=1) >= 2))
+
+
+def _rails_blown_out(share: float) -> str:
+    return (f"the rails are overexposed ({share:.0%} of them clip in two colour channels or "
+            "more), so their diamonds cannot be seen: lower the camera's exposure or gain")
 
 
 def _variant_by_lines(gray: np.ndarray, a: Attempt, names: tuple[str, ...]) -> str:

@@ -173,3 +173,34 @@ def test_a_cloth_clipping_in_two_channels_is_refused_as_overexposed():
     with pytest.raises(CalibrationError, match="overexposed"):
         find_cloth(img)
 
+
+
+def test_rails_blown_white_are_named_as_the_reason_for_refusing():
+    """Benchmark scene 3299: a black cloth under auto exposure, light wood rails left at
+    255 in red and green, their pale sights a few levels up in blue and blocked by the
+    compression. No camera fits sights that cannot be seen; the refusal led with the
+    diamonds' residuals and the head and foot, where the user's fix is the exposure."""
+    from calibration import calibrate_image
+
+    disc, cam, look, img, _ = render.calibration_scene(3299)
+    t = disc.table
+    d = t.diamond_offset  # the rails' diamond line, seen by the scene's own camera
+    ring = np.concatenate([np.column_stack([np.linspace(-d, t.length + d, 200),
+                                            np.full(200, y)]) for y in (-d, t.width + d)])
+    px = cam.project(np.column_stack([ring, np.full(len(ring), t.rail_top_height)]))
+    values = img[px[:, 1].round().astype(int), px[:, 0].round().astype(int)]
+    assert ((values >= 245).sum(axis=1) >= 2).mean() > 0.6  # the scene is what it claims
+    with pytest.raises(CalibrationError, match="the rails are overexposed"):
+        calibrate_image(img)
+
+
+def test_a_refusal_on_well_exposed_rails_does_not_blame_the_exposure():
+    """Benchmark scene 2508: tutti doppi on light wood, pearl sights between rows of a
+    sponsor's dark letters along every rail, the wood short of clipping. It is refused,
+    but not for the exposure."""
+    from calibration import calibrate_image
+
+    _, _, _, img, _ = render.calibration_scene(2508)
+    with pytest.raises(CalibrationError) as refused:
+        calibrate_image(img)
+    assert "overexposed" not in str(refused.value)
