@@ -723,7 +723,7 @@ def _trim(table: Table, model: RailModel, found: dict[int, np.ndarray]
     error near a bent frame's corners): a blob in a score graphic across a rail, 5 px
     from the diamond under it, got in at 2.6 px, pulled its neighbours off by as much
     and left the set too loose to be trusted (benchmark scene 3310: 19 diamonds at
-    1.16 px, 17 at 0.3 px once the graphic's two were dropped)."""
+    1.16 px, 17 at 0.19 px once the graphic's two were dropped)."""
     dia = np.array(table.diamonds, float)
     while len(found) > MIN_DIAMONDS:
         idx = sorted(found)

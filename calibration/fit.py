@@ -921,9 +921,9 @@ def _balls_on_spots_vote(image: np.ndarray, cam: CameraModel, cam_b: CameraModel
         return 0
     height = ball_centre_height(table)
     # a near-black cloth's chromaticity is mostly noise pixel by pixel: bare cloth read
-    # as a third not cloth, and the ring round a ball as under the share asked (benchmark
+    # as largely not cloth, and the ring round a ball as under the share asked (benchmark
     # scene 3515: a white ball on a carom table's starting spot, the vote lost). A
-    # pixel's blur averages the noise and leaves a ball 25 px across as it is
+    # pixel's blur averages the noise and leaves a ball tens of px across as it is
     smooth = cv2.GaussianBlur(image, (0, 0), SPOT_VOTE_BLUR_PX)
     a = _covered_spots(smooth, cam, spots, height)
     b = _covered_spots(smooth, cam_b, spots, height)

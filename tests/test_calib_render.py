@@ -725,7 +725,7 @@ def test_a_ball_on_a_starting_spot_is_seen_round_its_tilted_outline():
 def test_a_ball_on_a_starting_spot_of_a_near_black_cloth_votes(balls, expect, monkeypatch):
     """Benchmark scene 3515: free game at 1920 px, a near-black cloth, the opening's
     white on a starting spot. Pixel by pixel the cloth's chromaticity is mostly noise:
-    bare cloth read as a third not cloth, the ring round the ball as under the share
+    bare cloth read as largely not cloth, the ring round the ball as under the share
     asked, and a fit true to 0.15 mm was refused as "head and foot cannot be told
     apart". Through a pixel's blur, with the renderer's true camera, the ball votes for
     the way round it stands; balls where a game leaves them vote nothing."""
