@@ -1468,8 +1468,8 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     return calib
 
 
-#: share of the rails' diamond line clipped in two channels or more above which a refusal
-#: names the exposure first (:func:`_rails_clipped`)
+#: share of the rails (across their width, round the cloth) clipped in two channels or more
+#: above which a refusal names the exposure first (:func:`_rails_clipped`)
 RAILS_BLOWN_OUT = 0.6
 
 

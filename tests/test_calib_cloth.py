@@ -174,7 +174,6 @@ def test_a_cloth_clipping_in_two_channels_is_refused_as_overexposed():
         find_cloth(img)
 
 
-
 def test_rails_blown_white_are_named_as_the_reason_for_refusing():
     """Benchmark scene 3299: a black cloth under auto exposure, light wood rails left at
     255 in red and green, their pale sights a few levels up in blue and blocked by the
