@@ -56,6 +56,12 @@ def table_corners(table: Table, c: float = 0.0) -> np.ndarray:
     return np.array([[-c, -c], [L + c, -c], [L + c, W + c], [-c, W + c]], float)
 
 
+def cloth_outline_mm(table: Table) -> float:
+    """How far (mm) beyond the noses the cloth's outline is taken to lie: the cushion
+    tops, which the cloth's colour covers."""
+    return max(20.0, 2 * table.diamond_offset - table.rail_width)
+
+
 def px_per_mm(quad: np.ndarray, table: Table, c0: float) -> float:
     """Rough image scale from the cloth quadrilateral (grown by ``c0`` mm)."""
     sides = [np.linalg.norm(quad[(i + 1) % 4] - quad[i]) for i in range(4)]
@@ -781,8 +787,7 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
     if background not in BACKGROUNDS:
         raise ValueError(f"unknown background {background!r}; known: "
                          f"{', '.join(BACKGROUNDS)}")
-    c0 = (table.rail_width if outline == "rails"
-          else max(20.0, 2 * table.diamond_offset - table.rail_width))
+    c0 = table.rail_width if outline == "rails" else cloth_outline_mm(table)
     start = start_index(quad)
     q = np.roll(quad, -start, axis=0)
     H0, _ = cv2.findHomography(table_corners(table, c0), q)

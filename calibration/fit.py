@@ -37,6 +37,7 @@ from .detect import (
 from .diamonds import (
     MULTI_BELOW,
     DiamondSearch,
+    cloth_outline_mm,
     grow_diamonds,
     locate_diamonds,
     median,
@@ -1431,9 +1432,9 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     sights, background, searches = _find_sights(image, gray, region, size)
     attempts = _attempts(searches, region, size, given_rep, lens)
     if not attempts:
-        clipped = _rails_clipped(image, region.quad, TABLES[given_rep or "carom"])
-        if clipped > RAILS_BLOWN_OUT:
-            raise CalibrationError(_rails_blown_out(clipped))
+        blown = _rails_blown_out(image, region.quad, TABLES[given_rep or "carom"])
+        if blown:
+            raise CalibrationError(blown)
         raise CalibrationError("table not recognised: the rails' diamonds were not found "
                                "around the cloth (too few visible, or not an overhead view)")
     # pockets separate carom from pocket tables when the diamonds alone are close
@@ -1456,10 +1457,9 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
         a = attempts[best_rep]
         chosen_name = _variant_by_lines(gray, a, GEOMETRY_GROUPS[best_rep])
     calib = _finish(image, gray, region, a, chosen_name, size, cloth_level, height)
-    if not calib.ok:
-        clipped = _rails_clipped(image, region.quad, get_table(chosen_name))
-        if clipped > RAILS_BLOWN_OUT:
-            calib.quality["reasons"].insert(0, _rails_blown_out(clipped))
+    blown = None if calib.ok else _rails_blown_out(image, region.quad, get_table(chosen_name))
+    if blown:
+        calib.quality["reasons"].insert(0, blown)
     calib.sights = sights
     calib.grain, calib.lettering = background == "grain", background == "lettering"
     calib.lens = lens
@@ -1481,7 +1481,7 @@ def _rails_clipped(image: np.ndarray, quad: np.ndarray, table: Table) -> float:
     rails, pale sights a few levels up in blue, blocked by the compression). The
     outline, not the refused fit, places the rails: that fit may be off by a rail's
     width."""
-    c0 = max(20.0, 2 * table.diamond_offset - table.rail_width)
+    c0 = cloth_outline_mm(table)
     q = np.roll(np.asarray(quad, np.float32), -start_index(quad), axis=0)
     H = cv2.getPerspectiveTransform(table_corners(table, c0).astype(np.float32), q)
     rings = []
@@ -1501,7 +1501,11 @@ def _rails_clipped(image: np.ndarray, quad: np.ndarray, table: Table) -> float:
     return float(np.mean((values >= CLIP_LEVEL).sum(axis=1) >= 2))
 
 
-def _rails_blown_out(share: float) -> str:
+def _rails_blown_out(image: np.ndarray, quad: np.ndarray, table: Table) -> str | None:
+    """The reason to give first for a refusal when the rails are blown white, or None."""
+    share = _rails_clipped(image, quad, table)
+    if share <= RAILS_BLOWN_OUT:
+        return None
     return (f"the rails are overexposed ({share:.0%} of them clip in two colour channels or "
             "more), so their diamonds cannot be seen: lower the camera's exposure or gain")
 
