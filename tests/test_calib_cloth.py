@@ -203,3 +203,18 @@ def test_a_refusal_on_well_exposed_rails_does_not_blame_the_exposure():
     with pytest.raises(CalibrationError) as refused:
         calibrate_image(img)
     assert "overexposed" not in str(refused.value)
+
+
+def test_a_near_black_cloths_dim_rim_is_grown_to_the_rails_by_brightness(monkeypatch):
+    """Benchmark scene 3510 (1280 px): a black cloth inside grey rails on a dark floor.
+    Its chromaticity is noise: the colour test keeps the lamp-lit middle, an oval, and
+    the frame was refused as not four-sided. Grown by brightness alone up to the
+    lighter rails round it, the cloth's outline is found."""
+    import calibration.detect as detect
+
+    disc, cam, look, img, _ = render.calibration_scene(3510)
+    assert look.cloth == "black"  # the scene is what it claims
+    assert_outline_found(disc.table, cam, img)
+    monkeypatch.setattr(detect, "_dark_ringed", lambda *args: None)
+    with pytest.raises(CalibrationError, match="not four straight sides"):
+        find_cloth(img)
