@@ -1357,9 +1357,8 @@ def _best_of(tried: dict[str, dict[str, DiamondSearch]]) -> str:
     grey's on a tie; but first one in which some geometry has half its diamonds found
     at all, if another has not even that sitting well (a fit on fewer is refused): a
     strongly bent 1920-px view, whose model leaves grey's 18 of 20 at 1.2 px, over 6
-    stray blobs at 0.8 px in the black sights' image (benchmark scene 668). Where none
-    has its diamonds sitting well, the one with most found within twice that bar
-    (scene 1293: the darkest channel's 14 of 20 at 0.81 px over the black sights'
+    stray blobs at 0.8 px in the black sights' image (benchmark scene 668). On a tie,
+    the one with most found within twice that bar, before grey (scene 1293: the darkest channel's 14 of 20 at 0.81 px over the black sights'
     10 at 2.4 px, letters and grain, which had been taken on the tie)."""
     def key(name: str) -> tuple:
         well = _well_found(tried[name])
