@@ -1358,8 +1358,9 @@ def _best_of(tried: dict[str, dict[str, DiamondSearch]]) -> str:
     at all, if another has not even that sitting well (a fit on fewer is refused): a
     strongly bent 1920-px view, whose model leaves grey's 18 of 20 at 1.2 px, over 6
     stray blobs at 0.8 px in the black sights' image (benchmark scene 668). On a tie,
-    the one with most found within twice that bar, before grey (scene 1293: the darkest channel's 14 of 20 at 0.81 px over the black sights'
-    10 at 2.4 px, letters and grain, which had been taken on the tie)."""
+    the one with most found within twice that bar, before grey (scene 1293: the
+    darkest channel's 14 of 20 at 0.81 px over the black sights' 10 at 2.4 px,
+    letters and grain, which had been taken on the tie)."""
     def key(name: str) -> tuple:
         well = _well_found(tried[name])
         return (well >= MIN_FOUND, _found_share(tried[name]) >= MIN_FOUND, well,
