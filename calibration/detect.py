@@ -549,7 +549,9 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothR
         return _region_of(found, mask, best, model, core)
     except CalibrationError as exc:
         # a dark cloth whose dim rim its colour lost: grown by brightness to the rails
-        ring = _dark_ringed(log_level, best, kernel)
+        # (not a frame refused as overexposed: its fix is the exposure, said as such)
+        ring = None if isinstance(exc, _Overexposed) else _dark_ringed(log_level, best,
+                                                                        kernel)
         if ring is not None:
             try:
                 return _region_of(found, ring, best, model, core)
