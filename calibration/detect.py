@@ -592,8 +592,9 @@ def _dark_ringed(log_level: np.ndarray, best: np.ndarray, kernel: np.ndarray
     lamp-lit middle alone (benchmark scene 3510: an oval, the dim rim lost). Cloth and
     cushions are darker than the rails round them: every threshold between the two
     levels gives the same region (a plateau), and the region runs out to the floor only
-    above the rails' level. The plateau's middle is taken; without one (dark rails, a
-    cloth lit unevenly up to the rails) there is nothing to take.
+    above the rails' level. The middle one of the steps on the plateau is taken;
+    without three such steps (dark rails, a cloth lit unevenly up to the rails) there
+    is nothing to take.
     """
     p50 = float(np.median(log_level[best > 0]))
     areas, comps = [], []

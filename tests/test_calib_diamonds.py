@@ -364,5 +364,6 @@ def test_the_sights_image_whose_diamonds_sit_nearest_a_rail_model_is_taken():
     err = distance_to_truth(searches["carom"].found, true_diamonds(disc.table, cam))
     assert len(err) >= 12 and np.median(err) < 1.0 and err.max() < 3.0, err
     calib = calibrate_image(img, strict=False)
-    assert calib.table in GEOMETRY_GROUPS["carom"]  # the scene's geometry, still refused:
+    assert calib.table in GEOMETRY_GROUPS["carom"]  # the scene's own geometry, and
+    # refused for the rail the score bar hides, not for a wrong table's residuals
     assert not calib.ok and any("long rail" in r for r in calib.quality["reasons"])
