@@ -385,6 +385,9 @@ DARK_CLOTH_BLUR = 9
 #: (benchmark seeds 0-1799, but for scene 1734's ragged oval at 0.90; of the six that
 #: clip, 1309's lamp-lit middle at 0.86; later, 2310's at 0.87)
 SOLID_OUTLINE = 0.93
+#: a cloth outline whose quad its mask covers less than this is grown by brightness as
+#: well (:func:`_dark_ringed`), and the outline covering more taken
+RAGGED_OUTLINE = 0.95
 
 
 def _cloth_model(pixels: np.ndarray) -> ClothModel:
@@ -546,7 +549,7 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothR
             mask = cloth_part(raw & _grown_hull(best, max(3, round(0.015 * np.hypot(sw, sh)))))
 
     try:
-        return _region_of(found, mask, best, model, core)
+        region = _region_of(found, mask, best, model, core)
     except CalibrationError as exc:
         # a dark cloth whose dim rim its colour lost: grown by brightness to the rails
         # (not a frame refused as overexposed: its fix is the exposure, said as such)
@@ -554,7 +557,7 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothR
                                                                         kernel)
         if ring is not None:
             try:
-                return _region_of(found, ring, best, model, core)
+                return _region_of(found, ring, best, model, core, by_brightness=True)
             except CalibrationError:
                 pass
         if not held:
@@ -572,14 +575,29 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothR
             return _region_of(found, table_mask, best, model, core)
         except CalibrationError:
             raise exc from None  # the first outline's reason
+    if region.covered < RAGGED_OUTLINE:
+        # a ragged outline that still made four sides: a dark cloth's lamp-lit middle,
+        # its dim rim lost (benchmark scene 2592: the quad 90 px off, skewed) may be
+        # grown to the rails as well, and that outline is taken if it is more solid
+        ring = _dark_ringed(log_level, best, kernel)
+        if ring is not None:
+            try:
+                grown = _region_of(found, ring, best, model, core, by_brightness=True)
+            except CalibrationError:
+                return region
+            if grown.covered > region.covered:
+                return grown
+    return region
 
 
 #: log-brightness steps above the chosen region's median at which a dark cloth's region
-#: is grown to the lighter rails round it, and the growth per step (share of the area)
-#: under which a step is on the plateau between the two (:func:`_dark_ringed`;
-#: benchmark scene 3510: 0.4-0.6% a step; 1563, a lamp-lit black cloth in light wood:
-#: 0.7-1.5%, the shaded cushion band creeping in), and how many such steps make one
-RING_STEPS = np.arange(0.1, 2.05, 0.1)
+#: is grown to the lighter rails round it, and the growth per step (share of the area,
+#: holes filled) under which a step is on the plateau between the two
+#: (:func:`_dark_ringed`; benchmark scene 3510: 0.1-0.2% a step; 1563, a lamp-lit black
+#: cloth in light wood: 0.1-0.4%, the shaded cushion band creeping in; 2592, a floor as
+#: dark as the cloth: 0.2-0.4%, three steps before the floor), and how many such steps
+#: make one. Steps of 0.05, not 0.1: 2592's plateau is 0.2 wide
+RING_STEPS = np.arange(0.05, 2.01, 0.05)
 RING_STABLE = 0.02
 RING_MIN_STEPS = 3
 
@@ -594,7 +612,7 @@ def _dark_ringed(log_level: np.ndarray, best: np.ndarray, kernel: np.ndarray
     levels gives the same region (a plateau), and the region runs out to the floor only
     above the rails' level. The middle one of the steps on the plateau is taken;
     without three such steps (dark rails, a cloth lit unevenly up to the rails) there
-    is nothing to take.
+    is nothing to take. Its outline is refined by brightness (:func:`_refine_edges`).
     """
     p50 = float(np.median(log_level[best > 0]))
     areas, comps = [], []
@@ -603,6 +621,7 @@ def _dark_ringed(log_level: np.ndarray, best: np.ndarray, kernel: np.ndarray
         comp = _component_most_in(cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel), best)
         if _touches_border(comp):
             break
+        comp = _fill_holes(comp)  # a lamp's pool of light, balls: inside the cloth
         areas.append(cv2.countNonZero(comp))
         comps.append(comp)
     stable = [i for i in range(len(areas) - 1)
@@ -613,7 +632,7 @@ def _dark_ringed(log_level: np.ndarray, best: np.ndarray, kernel: np.ndarray
 
 
 def _region_of(found: _Found, mask: np.ndarray, best: np.ndarray, model: ClothModel,
-               core: np.ndarray) -> ClothRegion:
+               core: np.ndarray, by_brightness: bool = False) -> ClothRegion:
     """The cloth's four sides from its mask (work copy), or CalibrationError: ``best``
     is the chosen cluster region (for the refusal's reason), ``model`` the cloth's
     colour, ``core`` the pixels it was measured on."""
@@ -675,15 +694,23 @@ def _region_of(found: _Found, mask: np.ndarray, best: np.ndarray, model: ClothMo
     colour = model
     if blur != BLUR:  # the colour's spread as the full frame shows it, not the smoothed
         colour = _cloth_model(cv2.GaussianBlur(work, (BLUR, BLUR), 0)[core])
-    edges = [_refine_edges(image, colour, (e + 0.5) * scale - 0.5, scale)
+    edges = [_refine_edges(image, colour, (e + 0.5) * scale - 0.5, scale, by_brightness)
              for e in edges_small]
     return ClothRegion(model=colour, quad=full_quad, edges=edges, mask=mask, scale=scale,
                        covered=covered)
 
 
+#: log brightness, scaled to the colour distance's units, at which a dark cloth's edge
+#: is found (:func:`_refine_edges`): a contrast of 0.2 (22%) at least
+BRIGHTNESS_UNITS = 10.0
+
+
 def _refine_edges(image: np.ndarray, model: ClothModel, pts: np.ndarray,
-                  scale: float, n_max: int = 60) -> np.ndarray:
-    """Move coarse edge points onto the sub-pixel cloth boundary, along local normals."""
+                  scale: float, by_brightness: bool = False, n_max: int = 60
+                  ) -> np.ndarray:
+    """Move coarse edge points onto the sub-pixel cloth boundary, along local normals:
+    where the colour turns from the cloth's, or (``by_brightness``, a dark cloth whose
+    colour is noise) where the brightness turns to the rails'."""
     if len(pts) > n_max:
         pts = pts[np.linspace(0, len(pts) - 1, n_max).astype(int)]
     if len(pts) < 3:
@@ -697,7 +724,10 @@ def _refine_edges(image: np.ndarray, model: ClothModel, pts: np.ndarray,
     sx = (pts[:, 0:1] + nrm[:, 0:1] * offs[None, :]).astype(np.float32)
     sy = (pts[:, 1:2] + nrm[:, 1:2] * offs[None, :]).astype(np.float32)
     prof = cv2.remap(image, sx, sy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    like = np.clip(model.distance(prof), 0, 10.0)  # low on cloth, high off it
+    if by_brightness:
+        like = BRIGHTNESS_UNITS * np.log(prof.astype(np.float32).sum(axis=2) + 3.0)
+    else:
+        like = np.clip(model.distance(prof), 0, 10.0)  # low on cloth, high off it
     like = cv2.GaussianBlur(like.astype(np.float32), (5, 1), 0)
     out = []
     lows, highs = np.percentile(like, [15, 85], axis=1)
