@@ -68,6 +68,7 @@ class ClothRegion:
     mask: np.ndarray  # uint8 work-resolution mask of the cloth
     scale: float  # full px per work px
     covered: float = 1.0  # share of the quad the mask covers (a ragged outline: less)
+    by_brightness: bool = False  # grown by brightness, not colour (:func:`_dark_ringed`)
 
 
 def _features(bgr: np.ndarray) -> np.ndarray:
@@ -697,7 +698,7 @@ def _region_of(found: _Found, mask: np.ndarray, best: np.ndarray, model: ClothMo
     edges = [_refine_edges(image, colour, (e + 0.5) * scale - 0.5, scale, by_brightness)
              for e in edges_small]
     return ClothRegion(model=colour, quad=full_quad, edges=edges, mask=mask, scale=scale,
-                       covered=covered)
+                       covered=covered, by_brightness=by_brightness)
 
 
 #: log brightness, scaled to the colour distance's units, at which a dark cloth's edge

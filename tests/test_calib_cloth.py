@@ -20,31 +20,7 @@ render = pytest.importorskip("simworld.render")
 
 from calibration.detect import WORK_WIDTH, CalibrationError, find_cloth  # noqa: E402
 from equipment import get_discipline  # noqa: E402
-
-CUSHION_BAND = 50.0  # mm, from the nose to the rail (simworld.render.scene)
-
-
-def cushion_outline(table, cam, n: int = 400) -> list[np.ndarray]:
-    """Pixels along each side of the cushion tops' outer edge (distortion included)."""
-    b = CUSHION_BAND
-    corners = np.array([[-b, -b], [table.length + b, -b],
-                        [table.length + b, table.width + b], [-b, table.width + b]])
-    sides = []
-    for i in range(4):
-        s = np.linspace(0.0, 1.0, n)[:, None]
-        xy = corners[i] + s * (corners[(i + 1) % 4] - corners[i])
-        sides.append(cam.project(np.column_stack([xy, np.full(n, table.cushion_height)])))
-    return sides
-
-
-def corner_error(quad: np.ndarray, truth: np.ndarray) -> float:
-    """Largest corner distance (px), for the best matching order of the corners."""
-    best = np.inf
-    for q in (quad, quad[::-1]):
-        for shift in range(4):
-            best = min(best, float(np.linalg.norm(np.roll(q, shift, axis=0) - truth,
-                                                  axis=1).max()))
-    return best
+from simworld.render.truth import corner_error, cushion_outline  # noqa: E402
 
 
 def render_scene(discipline: str, look, seed: int, margin: float = 0.05):

@@ -68,3 +68,31 @@ class FrameTruth:
             "lamps_on": list(self.lamps_on), "exposure": self.exposure, "gain": self.gain,
             "auto_exposure": self.auto_exposure, "occluders": self.occluders,
         }
+
+
+def cushion_outline(table, cam, n: int = 400) -> list[np.ndarray]:
+    """Pixels along each side of the cushion tops' outer edge, where the rails begin
+    (distortion included): the cloth's outline a calibration should find. ``table``:
+    an :class:`equipment.Table`; ``cam``: the frame's :class:`simworld.render.Camera`."""
+    from .scene import CUSHION_BAND
+
+    b = CUSHION_BAND
+    corners = np.array([[-b, -b], [table.length + b, -b],
+                        [table.length + b, table.width + b], [-b, table.width + b]])
+    sides = []
+    for i in range(4):
+        s = np.linspace(0.0, 1.0, n)[:, None]
+        xy = corners[i] + s * (corners[(i + 1) % 4] - corners[i])
+        sides.append(cam.project(np.column_stack([xy, np.full(n, table.cushion_height)])))
+    return sides
+
+
+def corner_error(quad: np.ndarray, truth: np.ndarray) -> float:
+    """Largest distance (px) between a found quadrilateral's corners and the true ones
+    (``cushion_outline``'s side starts), for the best matching order of the corners."""
+    best = np.inf
+    for q in (quad, quad[::-1]):
+        for shift in range(4):
+            best = min(best, float(np.linalg.norm(np.roll(q, shift, axis=0) - truth,
+                                                  axis=1).max()))
+    return best
