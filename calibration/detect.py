@@ -554,13 +554,10 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothR
     except CalibrationError as exc:
         # a dark cloth whose dim rim its colour lost: grown by brightness to the rails
         # (not a frame refused as overexposed: its fix is the exposure, said as such)
-        ring = None if isinstance(exc, _Overexposed) else _dark_ringed(log_level, best,
-                                                                        kernel)
-        if ring is not None:
-            try:
-                return _region_of(found, ring, best, model, core, by_brightness=True)
-            except CalibrationError:
-                pass
+        if not isinstance(exc, _Overexposed):
+            grown = _grown_by_brightness(found, log_level, best, model, core, kernel)
+            if grown is not None:
+                return grown
         if not held:
             raise
         # held to the lamp-lit middle's hull, a grey cloth beside grey cushions, grey
@@ -580,15 +577,24 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothR
         # a ragged outline that still made four sides: a dark cloth's lamp-lit middle,
         # its dim rim lost (benchmark scene 2592: the quad 90 px off, skewed) may be
         # grown to the rails as well, and that outline is taken if it is more solid
-        ring = _dark_ringed(log_level, best, kernel)
-        if ring is not None:
-            try:
-                grown = _region_of(found, ring, best, model, core, by_brightness=True)
-            except CalibrationError:
-                return region
-            if grown.covered > region.covered:
-                return grown
+        grown = _grown_by_brightness(found, log_level, best, model, core, kernel)
+        if grown is not None and grown.covered > region.covered:
+            return grown
     return region
+
+
+def _grown_by_brightness(found: _Found, log_level: np.ndarray, best: np.ndarray,
+                         model: ClothModel, core: np.ndarray, kernel: np.ndarray
+                         ) -> ClothRegion | None:
+    """The cloth grown by brightness to the rails (:func:`_dark_ringed`) and outlined,
+    its sides placed by brightness; None when it cannot be grown or outlined."""
+    ring = _dark_ringed(log_level, best, kernel)
+    if ring is None:
+        return None
+    try:
+        return _region_of(found, ring, best, model, core, by_brightness=True)
+    except CalibrationError:
+        return None
 
 
 #: log-brightness steps above the chosen region's median at which a dark cloth's region
@@ -636,7 +642,8 @@ def _region_of(found: _Found, mask: np.ndarray, best: np.ndarray, model: ClothMo
                core: np.ndarray, by_brightness: bool = False) -> ClothRegion:
     """The cloth's four sides from its mask (work copy), or CalibrationError: ``best``
     is the chosen cluster region (for the refusal's reason), ``model`` the cloth's
-    colour, ``core`` the pixels it was measured on."""
+    colour, ``core`` the pixels it was measured on; ``by_brightness``: the mask was
+    grown by brightness, and its sides are placed so (:func:`_refine_edges`)."""
     image, work, clipped = found.image, found.work, found.clipped
     scale, blur = found.scale, found.blur
     sh, sw = found.small.shape[:2]

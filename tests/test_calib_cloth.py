@@ -31,6 +31,13 @@ def render_scene(discipline: str, look, seed: int, margin: float = 0.05):
     return disc.table, cam, img
 
 
+def edge_distances(region, sides) -> list[np.ndarray]:
+    """Each side's edge points' distances (px) from the true outline (``sides``)."""
+    outline = np.vstack(sides)
+    return [np.linalg.norm(pts[:, None, :] - outline[None, :, :], axis=2).min(axis=1)
+            for pts in region.edges]
+
+
 def assert_outline_found(table, cam, img):
     region = find_cloth(img)
     sides = cushion_outline(table, cam)
@@ -38,10 +45,9 @@ def assert_outline_found(table, cam, img):
     scale = img.shape[1] / WORK_WIDTH
     # the corners come from the work copy (a quarter of the resolution at 1920)
     assert corner_error(region.quad, truth) < 3.0 * scale
-    outline = np.vstack(sides)
-    for i, pts in enumerate(region.edges):
+    for i, (pts, d) in enumerate(zip(region.edges, edge_distances(region, sides),
+                                     strict=True)):
         assert len(pts) >= 20, f"side {i}: {len(pts)} edge points"
-        d = np.linalg.norm(pts[:, None, :] - outline[None, :, :], axis=2).min(axis=1)
         # every side's sub-pixel edge on the cushion tops' outer edge
         assert np.median(d) < 3.0 and np.percentile(d, 90) < 5.0, (i, np.median(d))
 
@@ -209,12 +215,10 @@ def test_a_ragged_outline_of_a_dark_cloth_is_grown_to_the_rails(monkeypatch):
     assert_outline_found(disc.table, cam, img)
     # its edges found where the brightness turns to the rails', not where the colour
     # (noise) does: within a pixel and a half, where the colour put them 2-2.5 px off
-    outline = np.vstack(cushion_outline(disc.table, cam))
+    sides = cushion_outline(disc.table, cam)
 
     def edge_medians() -> list[float]:
-        return [float(np.median(np.linalg.norm(pts[:, None, :] - outline[None, :, :],
-                                               axis=2).min(axis=1)))
-                for pts in find_cloth(img).edges]
+        return [float(np.median(d)) for d in edge_distances(find_cloth(img), sides)]
 
     assert max(edge_medians()) < 1.5
     refine = detect._refine_edges
@@ -224,5 +228,5 @@ def test_a_ragged_outline_of_a_dark_cloth_is_grown_to_the_rails(monkeypatch):
                           refine(image, model, pts, scale))
         assert max(edge_medians()) > 1.5
     monkeypatch.setattr(detect, "RAGGED_OUTLINE", 0.0)
-    truth = np.array([s[0] for s in cushion_outline(disc.table, cam)])
+    truth = np.array([side[0] for side in sides])
     assert corner_error(find_cloth(img).quad, truth) > 30.0

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .scene import CUSHION_BAND
+
 TRUTH_FORMAT = "cueref.render_truth/1"
 
 
@@ -74,8 +76,6 @@ def cushion_outline(table, cam, n: int = 400) -> list[np.ndarray]:
     """Pixels along each side of the cushion tops' outer edge, where the rails begin
     (distortion included): the cloth's outline a calibration should find. ``table``:
     an :class:`equipment.Table`; ``cam``: the frame's :class:`simworld.render.Camera`."""
-    from .scene import CUSHION_BAND
-
     b = CUSHION_BAND
     corners = np.array([[-b, -b], [table.length + b, -b],
                         [table.length + b, table.width + b], [-b, table.width + b]])
