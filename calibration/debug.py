@@ -61,6 +61,10 @@ def draw_debug(frame: np.ndarray, calib: Calibration) -> np.ndarray:
         colour = ((0, 0, 255) if r is None or r > 3 else (0, 165, 255) if r > 1
                   else (0, 220, 0))
         cv2.circle(img, (int(round(p[0])), int(round(p[1]))), 9, colour, 2, cv2.LINE_AA)
+        seen = calib.diamonds_px.get(name)
+        if seen is not None:  # where it was seen: a dot off the circle's centre is its miss
+            cv2.circle(img, (int(round(seen[0] * 16)), int(round(seen[1] * 16))), 2 * 16,
+                       colour, -1, cv2.LINE_AA, shift=4)
     for name, xy in t.spots.items():
         p = cam.table_to_image([xy])[0]
         colour = (0, 220, 0) if name in calib.spot_residuals else (0, 0, 255)

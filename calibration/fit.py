@@ -1424,6 +1424,8 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
                                 camera_height_sd, lens)
         calib.camera = calib.camera.resized(size)
         calib.lens = lens  # the full frame's, like the camera
+        calib.diamonds_px = {k: ((p[0] + 0.5) / scale[0] - 0.5, (p[1] + 0.5) / scale[1] - 0.5)
+                             for k, p in calib.diamonds_px.items()}
         return calib
     if corners is not None:
         from .manual import calibrate_from_corners
@@ -1692,9 +1694,17 @@ def _calibration(region: ClothRegion, table: Table, chosen_name: str, cam: Camer
         "reasons": reasons,
     }
     return Calibration(table=chosen_name, camera=cam, method="auto", residuals=residuals,
+                       diamonds_px=diamonds_seen(table, prob),
                        spot_residuals=spot_res, quality=quality, cloth=region.model,
                        edge_offsets=dict(zip(SIDES, map(float, offs), strict=True)),
                        warnings=warnings)
+
+
+def diamonds_seen(table: Table, prob: _Problem) -> dict[str, tuple[float, float]]:
+    """Diamond name -> (x, y) px where the fit's diamond was seen."""
+    names = diamond_names(table)
+    return {names[i]: (float(p[0]), float(p[1]))
+            for i, p in zip(prob.d_idx, prob.d_px, strict=True)}
 
 
 def _residuals(table: Table, res, prob) -> tuple[dict, dict, float, dict]:

@@ -66,7 +66,7 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
     # refine with the diamonds when they can be found near where the corners say
     try:
         from .detect import SIGHTS, find_blob_near, sight_image, tophat
-        from .fit import fit_camera
+        from .fit import diamonds_seen, fit_camera
         ppm = f / max(abs(cam.centre[2]), 1.0)
         min_peak = 10.0
         expected = cam.table_to_image(table.diamonds, table.rail_top_height)
@@ -89,6 +89,7 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
             moved = np.abs(cam2.image_to_table(px) - table_corners(table)).max()
             if rms < 1.2 and moved < 60:
                 calib.camera = cam2
+                calib.diamonds_px = diamonds_seen(table, prob)
                 calib.quality.update({"diamonds_found": len(prob.d_idx),
                                       "diamond_rms_mm": round(rms, 3),
                                       "note": "hand-given corners refined on the diamonds"})

@@ -28,6 +28,9 @@ class Calibration:
     camera: CameraModel
     method: str = "auto"  # auto | corners
     residuals: dict[str, float] = field(default_factory=dict)  # diamond name -> mm
+    #: diamond name -> (x, y) px in the frame where that diamond was seen: the evidence
+    #: ``residuals`` measure, for a person or a script to check against the frame
+    diamonds_px: dict[str, tuple[float, float]] = field(default_factory=dict)
     spot_residuals: dict[str, float] = field(default_factory=dict)
     quality: dict[str, Any] = field(default_factory=dict)
     cloth: ClothModel | None = None
@@ -67,6 +70,8 @@ class Calibration:
             **self.camera.to_dict(),
             "homography_table_to_undistorted_px": np.round(self.homography(), 9).tolist(),
             "residuals_mm": {k: round(v, 3) for k, v in self.residuals.items()},
+            "diamonds_px": {k: [round(float(v[0]), 3), round(float(v[1]), 3)]
+                            for k, v in self.diamonds_px.items()},
             "spot_residuals_mm": {k: round(v, 3) for k, v in self.spot_residuals.items()},
             "quality": self.quality,
             "edge_offsets_mm": {k: round(v, 2) for k, v in self.edge_offsets.items()},
@@ -95,12 +100,16 @@ class Calibration:
         try:
             cam = CameraModel.from_dict(d)
             get_table(d["table"])
+            seen = {str(k): (float(v[0]), float(v[1]))
+                    for k, v in dict(d.get("diamonds_px") or {}).items()}
+        except (TypeError, IndexError) as exc:
+            raise ValueError(f"{where}: bad field 'diamonds_px' ({exc})") from None
         except KeyError as exc:
             raise ValueError(f"{where}: missing or bad field {exc.args[0]!r}") from None
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from None
         return cls(table=d["table"], camera=cam, method=d.get("method", "auto"),
-                   residuals=dict(d.get("residuals_mm", {})),
+                   residuals=dict(d.get("residuals_mm", {})), diamonds_px=seen,
                    spot_residuals=dict(d.get("spot_residuals_mm", {})),
                    quality=dict(d.get("quality", {})),
                    cloth=ClothModel.from_dict(d["cloth"]) if d.get("cloth") else None,

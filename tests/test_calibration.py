@@ -41,6 +41,17 @@ def grid_error(calib: Calibration, cam: CameraModel, table, height: float = 0.0)
     return np.linalg.norm(calib.image_to_table(px, height) - xy, axis=1)
 
 
+def seen_offsets(calib: Calibration, cam: CameraModel, table) -> np.ndarray:
+    """Each found diamond's distance (px) from where ``cam`` puts it on the rail top."""
+    from calibration.fit import diamond_names
+
+    truth = dict(zip(diamond_names(table),
+                     cam.table_to_image(table.diamonds, table.rail_top_height), strict=True))
+    assert set(calib.diamonds_px) == set(calib.residuals)
+    return np.array([np.linalg.norm(np.subtract(p, truth[n]))
+                     for n, p in calib.diamonds_px.items()])
+
+
 def scene(table_name: str, seed: int, **kw):
     table = get_table(table_name)
     rng = np.random.default_rng(seed)
@@ -64,8 +75,11 @@ def test_mapping_error_profile_and_ball_height(name, seed):
     # a ball centre (height = radius) maps without parallax
     ball = grid_error(calib, cam, table, height=30.75)
     assert ball.max() < 3.0
-    # and the diamond residuals are reported in mm at each diamond found
+    # and the diamond residuals are reported in mm at each diamond found, with the pixel
+    # each was seen at: where the camera puts that diamond
     assert len(calib.residuals) >= 10 and max(calib.residuals.values()) < 3.0
+    seen = seen_offsets(calib, cam, table)
+    assert np.median(seen) < 0.25 and seen.max() < 1.5, seen
 
 
 def test_distortion_recovered():
@@ -119,6 +133,11 @@ def test_old_files_with_world_z_down_still_load(tmp_path):
     d["world_z"] = "up"
     path.write_text(json.dumps(d))
     with pytest.raises(ValueError, match="world_z"):
+        Calibration.load(path)
+    d["world_z"] = "down"
+    d["diamonds_px"] = {"left_1": [12.5]}  # a point needs x and y
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueError, match="diamonds_px"):
         Calibration.load(path)
 
 
@@ -180,6 +199,8 @@ def test_a_4k_frame_is_calibrated_and_checked_on_a_1920_copy():
     assert calib.camera.size == (3840, 2160)
     err = grid_error(calib, cam, table)
     assert np.median(err) < 1.0 and err.max() < 3.0, (np.median(err), err.max())
+    seen = seen_offsets(calib, cam, table)  # the 4K frame's pixels, not the copy's
+    assert len(seen) >= 10 and np.median(seen) < 0.5 and seen.max() < 3.0, seen
     assert check(img, calib).status == "ok"
     moved = render_synthetic(table, bump(cam, 0.003), seed=11)
     assert check(moved, calib).status == "moved"
@@ -270,6 +291,8 @@ def test_cli_writes_calibration_and_debug(tmp_path):
     assert data["quality"]["ok"] and data["table"] == "carom"
     calib = Calibration.load(out)
     assert grid_error(calib, cam, table).max() < 3.0
+    seen = seen_offsets(calib, cam, table)
+    assert len(data["diamonds_px"]) >= 10 and np.median(seen) < 0.25 and seen.max() < 1.5
     drawn = cv2.imread(str(dbg))
     assert drawn.shape == img.shape
     # the meter's lamps are saved (where the scene's hang), drawn, and the same camera's

@@ -9,6 +9,7 @@ from .api import (
     random_setup,
     render_still,
     render_video,
+    sights_as_drawn,
     truth_path,
 )
 from .camera import Camera, default_camera, make_camera, random_camera
@@ -19,5 +20,5 @@ __all__ = [
     "BALL_LAYOUTS", "BROADCAST_KINDS", "CLOTHS", "Camera", "FrameTruth", "Lamp", "Look",
     "ObjectTruth", "broadcast_scene", "calibration_scene", "default_camera", "make_camera",
     "random_camera", "random_look", "random_setup", "render_still", "render_video",
-    "truth_path",
+    "sights_as_drawn", "truth_path",
 ]

@@ -365,6 +365,17 @@ def table_landmarks(table) -> dict[str, np.ndarray]:
     return out
 
 
+def sights_as_drawn(discipline: str | Discipline, camera: Camera, look: Look, seed: int
+                    ) -> np.ndarray:
+    """Where the renderer inlaid each of the table's diamonds (``(N, 2)`` mm on the rail
+    tops, in ``table.diamonds``' order): the drawing's places off by the look's build
+    tolerance. A calibration's found sights are measured against these; its mapping
+    against the drawing, as a referee's calls are. The scene is the one
+    :func:`render_still` draws for the same arguments (cached: no second rendering)."""
+    disc = get_discipline(discipline) if isinstance(discipline, str) else discipline
+    return _renderer(disc, camera, look, seed).scene.sights.copy()
+
+
 def random_setup(discipline: Discipline, seed: int, size: tuple[int, int] = (1280, 720)
                  ) -> tuple[Camera, Look]:
     """A random camera and look from one seed (``--random-look``)."""

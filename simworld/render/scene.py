@@ -154,6 +154,9 @@ class TopTexture:
         h = int(math.ceil((table.width + 2 * pad) / self.res))
         self.shape = (h, w)
         self.codes = np.full((h, w), REGION_OUTSIDE, np.uint8)
+        #: where each of ``table.diamonds`` was inlaid (mm): the drawing's place off by the
+        #: table's build tolerance (``Look.table_tolerance``), set by :meth:`_paint`
+        self.sights = np.array(table.diamonds, float).reshape(-1, 2)
         self.image = self._paint(look, rng)
 
     def px(self, x, y):
@@ -401,9 +404,10 @@ class TopTexture:
         # diamonds on the rail tops
         dia = np.zeros((h, w), np.float32)
         size = float(look.diamond_size)
-        for diamond in t.diamonds:
+        for k, diamond in enumerate(t.diamonds):
             horizontal = diamond[1] < 0 or diamond[1] > t.width
             dx, dy = np.asarray(diamond, float) + jitter(0.6)
+            self.sights[k] = dx, dy
             if look.diamond_shape == "round":
                 r = size / 2
                 self._coverage(dia, (dx - r, dy - r, dx + r, dy + r),
@@ -500,6 +504,7 @@ class StaticScene:
         self.rays = rays
         self.lamps = [lamp_geometry(lp, table) for lp in look.lamps]
         top = TopTexture(table, look, rng)
+        self.sights = top.sights  # the diamonds as inlaid (table mm, on the rail tops)
         floor_img, fx0, fy0, fres = _floor_texture(table, look, rng)
 
         levels = {"rail": table.rail_top_height, "cushion": table.cushion_height,

@@ -1,0 +1,199 @@
+"""Where the calibration saw each diamond, against where the renderer inlaid it.
+
+    python bench/bench_sights.py --start 0 --n 100 --lens --jsonl rows.jsonl
+    python bench/bench_sights.py --seeds 2731 3832 --lens --true-lens
+    python bench/bench_sights.py --summarise a.jsonl b.jsonl --out report.md
+
+Each scene of ``bench_calibration.py`` (the same seeds, 20 deg tilt, opening balls) is
+calibrated (``--lens``: its lens measured first, as there) and each diamond it found
+(``Calibration.diamonds_px``) is compared with the renderer's own sight
+(:func:`simworld.render.sights_as_drawn`, projected by the renderer's camera): the
+offset in px, split across the rail (positive outward, away from the cloth) and along
+it. The self-check counts the diamonds' scatter as independent from one to the next;
+an offset shared by a rail's diamonds (its light, the lettering beside them) moves the
+mapping more than that scatter says. So per rail: the mean offset across and along,
+and the summary compares the spread of those means with what independent scatter
+alone would give (each rail's per-diamond variance over its count).
+
+``--true-lens``: give the renderer's own lens (with the measured lens's covariance)
+instead of the measured one: whether a scene's error is the lens's or the sights'.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.bench_calibration import LENS_VIEWS  # noqa: E402
+from bench.rows import add_row_options, run_rows, seed_rows, write_summary  # noqa: E402
+from calibration import calibrate_image  # noqa: E402
+from calibration.detect import CalibrationError  # noqa: E402
+from calibration.fit import diamond_names  # noqa: E402
+from simworld.render import calibration_scene, sights_as_drawn  # noqa: E402
+
+#: rails with fewer diamonds found are left out of the per-rail means
+MIN_PER_RAIL = 3
+
+
+def _outward(xy: np.ndarray, length: float, width: float) -> np.ndarray:
+    """Unit vectors (table mm) away from the cloth at diamonds ``xy`` on the rails."""
+    out = np.zeros_like(xy)
+    out[xy[:, 1] < 0, 1] = -1.0
+    out[xy[:, 1] > width, 1] = 1.0
+    out[xy[:, 0] < 0, 0] = -1.0
+    out[xy[:, 0] > length, 0] = 1.0
+    return out
+
+
+def evaluate(seed: int, lens: bool = False, true_lens: bool = False) -> dict:
+    """One scene: each found diamond's offset (px) from the renderer's, per-rail means,
+    and the calibration's true and predicted worst error on the cloth."""
+    disc, cam, look, img, _ = calibration_scene(seed, 20.0, "opening")
+    table = disc.table
+    row = {"seed": seed, "discipline": disc.name, "table": table.name,
+           "size": [img.shape[1], img.shape[0]],
+           "tolerance_mm": round(float(look.table_tolerance), 3)}
+    given = {}
+    if lens or true_lens:
+        from calibration.lens import Lens, LensError, calibrate_lens
+        from simworld.render.board import checkerboard_views
+
+        try:
+            measured, _ = calibrate_lens(checkerboard_views(cam, LENS_VIEWS, seed=seed))
+        except LensError as exc:
+            row["lens_error"] = str(exc)
+        else:
+            given["lens"] = measured if not true_lens else Lens(
+                measured.size, cam.K, cam.dist, measured.cov, measured.rms_px, measured.views)
+    try:
+        calib = calibrate_image(img, strict=False, **given)
+    except CalibrationError as exc:
+        row["refused"] = str(exc)
+        return row
+    gx, gy = np.meshgrid(np.linspace(0, table.length, 29), np.linspace(0, table.width, 15))
+    xy = np.column_stack([gx.ravel(), gy.ravel()])
+    px = cam.project(np.column_stack([xy, np.zeros(len(xy))]))
+    err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1)
+    row.update(ok=calib.ok, chosen=calib.table, err_max=round(float(err.max()), 3),
+               predicted=calib.quality.get("predicted_max_error_mm"),
+               diamond_rms=calib.quality.get("diamond_rms_mm"))
+    if calib.profile.diamonds != table.diamonds:
+        row["other_geometry"] = True  # its diamond names are another table's
+        return row
+    names = diamond_names(table)
+    drawn = sights_as_drawn(disc, cam, look, seed)
+    z = table.rail_top_height
+    at = cam.project(np.column_stack([drawn, np.full(len(drawn), z)]))
+    out = _outward(drawn, table.length, table.width)
+    ahead = cam.project(np.column_stack([drawn + 10.0 * out, np.full(len(drawn), z)]))
+    rails: dict[str, list] = {}
+    sights = []
+    for k, name in enumerate(names):
+        seen = calib.diamonds_px.get(name)
+        if seen is None:
+            continue
+        u = (ahead[k] - at[k]) / np.linalg.norm(ahead[k] - at[k])  # outward, in the image
+        d = np.asarray(seen, float) - at[k]
+        across, along = float(d @ u), float(d @ np.array([-u[1], u[0]]))
+        sights.append([name, round(across, 3), round(along, 3)])
+        rails.setdefault(name.rsplit("_", 1)[0], []).append((across, along))
+    row["sights"] = sights
+    row["rails"] = {r: {"n": len(v), "across": round(float(np.mean([a for a, _ in v])), 3),
+                        "along": round(float(np.mean([b for _, b in v])), 3),
+                        "sd_across": round(float(np.std([a for a, _ in v], ddof=1)), 3)
+                        if len(v) > 1 else None,
+                        "sd_along": round(float(np.std([b for _, b in v], ddof=1)), 3)
+                        if len(v) > 1 else None}
+                    for r, v in rails.items()}
+    return row
+
+
+def summarise(rows: list[dict], label: str) -> str:
+    """A markdown report: the sights' offsets, and how much of them a rail shares."""
+    done = [r for r in rows if "sights" in r]
+    off = np.array([[s[1], s[2]] for r in done for s in r["sights"]]).reshape(-1, 2)
+    dist = np.hypot(off[:, 0], off[:, 1])
+    lines = [f"# Sights seen against the renderer's ({len(rows)} scenes)", "",
+             "`python bench/bench_sights.py` — each diamond found, its offset from where "
+             "the renderer inlaid it (px; across the rail positive outward).", "", label, "",
+             "| figure | measured |", "|---|---|",
+             f"| scenes compared (refused or another geometry: not) | {len(done)} "
+             f"({len(rows) - len(done)}) |",
+             f"| diamonds compared | {len(off)} |"]
+    if len(off):
+        lines += [f"| offset, median / 90th pct / max (px) | {np.median(dist):.2f} / "
+                  f"{np.percentile(dist, 90):.2f} / {dist.max():.2f} |",
+                  f"| mean offset across / along (px) | {off[:, 0].mean():+.3f} / "
+                  f"{off[:, 1].mean():+.3f} |"]
+    for axis in ("across", "along"):
+        means, expect = [], []
+        for r in done:
+            for v in r["rails"].values():
+                if v["n"] >= MIN_PER_RAIL and v[f"sd_{axis}"] is not None:
+                    means.append(v[axis])
+                    expect.append(v[f"sd_{axis}"] ** 2 / v["n"])
+        if means:
+            m = np.array(means)
+            lines.append(f"| rails of {MIN_PER_RAIL}+ diamonds: SD of their mean offset "
+                         f"{axis} / what independent scatter gives (px) | "
+                         f"{np.sqrt(np.mean(m ** 2)):.3f} / {np.sqrt(np.mean(expect)):.3f} "
+                         f"({len(m)} rails) |")
+    ok = [r for r in done if r.get("ok") and r.get("predicted")]
+    if ok:
+        ratio = np.array([r["err_max"] / r["predicted"] for r in ok])
+        lines.append(f"| trusted scenes: true worst error / predicted, median / max | "
+                     f"{np.median(ratio):.2f} / {ratio.max():.2f} |")
+    lines.append("")
+    top = sorted(ok, key=lambda r: -r["err_max"] / r["predicted"])[:10]
+    if top:
+        lines += ["## The trusted scenes nearest their prediction", ""]
+        for r in top:
+            worst = max(r["rails"].items(), key=lambda kv: abs(kv[1]["across"]))
+            lines.append(f"- seed {r['seed']} {r['table']} ({r['size'][0]} px): "
+                         f"{r['err_max']:.2f} mm true, {r['predicted']:.2f} predicted "
+                         f"({r['err_max'] / r['predicted']:.2f}); its {worst[0]} rail's "
+                         f"{worst[1]['n']} diamonds {worst[1]['across']:+.2f} px across "
+                         f"on average")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=100)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--seeds", type=int, nargs="+", help="these seeds instead of a range")
+    ap.add_argument("--lens", action="store_true",
+                    help=f"measure each scene's lens on {LENS_VIEWS} rendered checkerboard "
+                    "views first and give it to the calibration")
+    ap.add_argument("--true-lens", action="store_true",
+                    help="give the renderer's own lens (the measured one's covariance)")
+    add_row_options(ap, "docs/bench/sights.md")
+    args = ap.parse_args()
+
+    def one(seed: int) -> dict:
+        return evaluate(seed, args.lens, args.true_lens)
+
+    def describe(r: dict) -> str:
+        if "sights" not in r:
+            return f"seed {r['seed']}: {r.get('refused') or 'another geometry'}"
+        worst = max((abs(v["across"]) for v in r["rails"].values()), default=0.0)
+        return (f"seed {r['seed']} {r['table']}: {len(r['sights'])} diamonds, largest rail "
+                f"mean across {worst:.2f} px, true {r['err_max']:.2f} mm, predicted "
+                f"{r['predicted']}")
+
+    if args.seeds and not args.summarise:
+        rows = run_rows(args.seeds, one, describe, args.jsonl)
+    else:
+        rows = seed_rows(args, one, describe)
+    write_summary(args.out, summarise(rows, args.label), len(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
