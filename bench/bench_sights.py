@@ -54,6 +54,7 @@ def evaluate(seed: int, lens: bool = False, true_lens: bool = False) -> dict:
     """One scene: each found diamond's offset (px) from the renderer's, per-rail means,
     and the calibration's true and predicted worst error on the cloth."""
     disc, cam, look, img, _ = calibration_scene(seed, 20.0, "opening")
+    drawn = sights_as_drawn(disc, cam, look, seed)  # before the board views: still cached
     table = disc.table
     row = {"seed": seed, "discipline": disc.name, "table": table.name,
            "size": [img.shape[1], img.shape[0]],
@@ -86,7 +87,6 @@ def evaluate(seed: int, lens: bool = False, true_lens: bool = False) -> dict:
         row["other_geometry"] = True  # its diamond names are another table's
         return row
     names = diamond_names(table)
-    drawn = sights_as_drawn(disc, cam, look, seed)
     z = table.rail_top_height
     at = cam.project(np.column_stack([drawn, np.full(len(drawn), z)]))
     out = _outward(drawn, table.length, table.width)

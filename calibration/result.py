@@ -100,14 +100,16 @@ class Calibration:
         try:
             cam = CameraModel.from_dict(d)
             get_table(d["table"])
-            seen = {str(k): (float(v[0]), float(v[1]))
-                    for k, v in dict(d.get("diamonds_px") or {}).items()}
-        except (TypeError, IndexError) as exc:
-            raise ValueError(f"{where}: bad field 'diamonds_px' ({exc})") from None
         except KeyError as exc:
             raise ValueError(f"{where}: missing or bad field {exc.args[0]!r}") from None
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from None
+        try:
+            seen = {str(k): (float(v[0]), float(v[1]))
+                    for k, v in dict(d.get("diamonds_px") or {}).items()}
+        except (TypeError, IndexError, ValueError):
+            raise ValueError(f"{where}: bad field 'diamonds_px' (diamond name -> [x, y] "
+                             "px expected)") from None
         return cls(table=d["table"], camera=cam, method=d.get("method", "auto"),
                    residuals=dict(d.get("residuals_mm", {})), diamonds_px=seen,
                    spot_residuals=dict(d.get("spot_residuals_mm", {})),

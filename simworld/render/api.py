@@ -371,7 +371,8 @@ def sights_as_drawn(discipline: str | Discipline, camera: Camera, look: Look, se
     tops, in ``table.diamonds``' order): the drawing's places off by the look's build
     tolerance. A calibration's found sights are measured against these; its mapping
     against the drawing, as a referee's calls are. The scene is the one
-    :func:`render_still` draws for the same arguments (cached: no second rendering)."""
+    :func:`render_still` draws for the same arguments: called right after it, its
+    cached scene is read; otherwise the scene is built again."""
     disc = get_discipline(discipline) if isinstance(discipline, str) else discipline
     return _renderer(disc, camera, look, seed).scene.sights.copy()
 
