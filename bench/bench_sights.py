@@ -122,8 +122,8 @@ def summarise(rows: list[dict], label: str) -> str:
              "`python bench/bench_sights.py` — each diamond found, its offset from where "
              "the renderer inlaid it (px; across the rail positive outward).", "", label, "",
              "| figure | measured |", "|---|---|",
-             f"| scenes compared (refused or another geometry: not) | {len(done)} "
-             f"({len(rows) - len(done)}) |",
+             f"| scenes compared (and not: refused, or another table's diamonds) | "
+             f"{len(done)} ({len(rows) - len(done)}) |",
              f"| diamonds compared | {len(off)} |"]
     if len(off):
         lines += [f"| offset, median / 90th pct / max (px) | {np.median(dist):.2f} / "
