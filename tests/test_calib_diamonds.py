@@ -372,8 +372,8 @@ def test_the_sights_image_whose_diamonds_sit_nearest_a_rail_model_is_taken():
 def test_the_sights_are_seen_where_the_renderer_inlaid_them():
     """Benchmark scene 2731 (balkline, 1280 px, near-vertical, sights between "OPEN 2026"
     letters): its worst cloth error came to its whole prediction (1.10 mm), the highest
-    ratio of any trusted scene. The sights were not found off: each lies within a few
-    hundredths of a pixel of where the renderer inlaid it, and those places are off the
+    ratio of any trusted scene. The sights were not found off: each lies within a quarter
+    of a pixel of where the renderer inlaid it, and those places are off the
     table's drawing by its build tolerance (``Look.table_tolerance``), which is what the
     fit follows. ``Calibration.diamonds_px`` says where each was seen."""
     from calibration import calibrate_image

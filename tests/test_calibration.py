@@ -306,6 +306,11 @@ def test_cli_writes_calibration_and_debug(tmp_path):
         {"x_mm", "y_mm", "height_mm", "lux"}] * len(hung)
     assert np.array_equal(LightMeter(calib).lamps, got)
     bare = draw_debug(img, replace(calib, photometry={}))
+    # a dot where each diamond was seen
+    unseen = draw_debug(img, replace(calib, diamonds_px={}))
+    for x, y in calib.diamonds_px.values():
+        u, v = int(round(x)), int(round(y))
+        assert np.abs(bare[v, u].astype(int) - unseen[v, u]).max() > 100
     for x, y, _ in got:
         u, v = np.round(calib.table_to_image([(x, y)])[0]).astype(int)
         assert np.abs(drawn[v - 2:v + 3, u - 2:u + 3].astype(int)
