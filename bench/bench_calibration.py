@@ -78,11 +78,10 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
            "occluders": list(truth.occluders)}
     given = {}
     if lens:
-        from calibration.lens import LensError, calibrate_lens
-        from simworld.render.board import checkerboard_views
+        from calibration.lens import LensError
 
         try:
-            measured, found = calibrate_lens(checkerboard_views(cam, LENS_VIEWS, seed=seed))
+            measured, found = measure_lens(cam, seed)
         except LensError as exc:  # the installer would film more views: counted apart
             out["lens"] = {"error": str(exc)}
         else:
@@ -102,8 +101,7 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
         out.update(ok=False, refused=str(exc), time=time.perf_counter() - t0)
         return out
     out["time"] = time.perf_counter() - t0
-    gx, gy = np.meshgrid(np.linspace(0, table.length, 29), np.linspace(0, table.width, 15))
-    xy = np.column_stack([gx.ravel(), gy.ravel()])
+    xy = cloth_grid(table)
     px = _scaled(cam.project(np.column_stack([xy, np.zeros(len(xy))])), scale) - cut
     err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1)
     r = ball_centre_height(table)  # the plane predicted_ball_error_mm is about
@@ -135,6 +133,23 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
 
 #: checkerboard views rendered per scene for ``--lens`` (an installer's dozen or so)
 LENS_VIEWS = 15
+
+
+def measure_lens(cam, seed: int):
+    """Scene ``seed``'s lens measured as an installer would: ``calibrate_lens`` on
+    :data:`LENS_VIEWS` rendered checkerboard views in front of ``cam`` (its
+    ``(lens, found)``; :class:`calibration.lens.LensError` when too few boards show)."""
+    from calibration.lens import calibrate_lens
+    from simworld.render.board import checkerboard_views
+
+    return calibrate_lens(checkerboard_views(cam, LENS_VIEWS, seed=seed))
+
+
+def cloth_grid(table) -> np.ndarray:
+    """The 29 x 15 grid of table points (mm) over the playing surface the mapping error
+    is measured at."""
+    gx, gy = np.meshgrid(np.linspace(0, table.length, 29), np.linspace(0, table.width, 15))
+    return np.column_stack([gx.ravel(), gy.ravel()])
 
 
 def _scaled(px: np.ndarray, scale: float) -> np.ndarray:

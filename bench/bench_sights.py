@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_calibration import LENS_VIEWS  # noqa: E402
+from bench.bench_calibration import LENS_VIEWS, cloth_grid, measure_lens  # noqa: E402
 from bench.rows import add_row_options, run_rows, seed_rows, write_summary  # noqa: E402
 from calibration import calibrate_image  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
@@ -61,11 +61,10 @@ def evaluate(seed: int, lens: bool = False, true_lens: bool = False) -> dict:
            "tolerance_mm": round(float(look.table_tolerance), 3)}
     given = {}
     if lens or true_lens:
-        from calibration.lens import Lens, LensError, calibrate_lens
-        from simworld.render.board import checkerboard_views
+        from calibration.lens import Lens, LensError
 
         try:
-            measured, _ = calibrate_lens(checkerboard_views(cam, LENS_VIEWS, seed=seed))
+            measured, _ = measure_lens(cam, seed)
         except LensError as exc:
             row["lens_error"] = str(exc)
         else:
@@ -76,8 +75,7 @@ def evaluate(seed: int, lens: bool = False, true_lens: bool = False) -> dict:
     except CalibrationError as exc:
         row["refused"] = str(exc)
         return row
-    gx, gy = np.meshgrid(np.linspace(0, table.length, 29), np.linspace(0, table.width, 15))
-    xy = np.column_stack([gx.ravel(), gy.ravel()])
+    xy = cloth_grid(table)
     px = cam.project(np.column_stack([xy, np.zeros(len(xy))]))
     err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1)
     row.update(ok=calib.ok, chosen=calib.table, err_max=round(float(err.max()), 3),
@@ -103,14 +101,18 @@ def evaluate(seed: int, lens: bool = False, true_lens: bool = False) -> dict:
         sights.append([name, round(across, 3), round(along, 3)])
         rails.setdefault(name.rsplit("_", 1)[0], []).append((across, along))
     row["sights"] = sights
-    row["rails"] = {r: {"n": len(v), "across": round(float(np.mean([a for a, _ in v])), 3),
-                        "along": round(float(np.mean([b for _, b in v])), 3),
-                        "sd_across": round(float(np.std([a for a, _ in v], ddof=1)), 3)
-                        if len(v) > 1 else None,
-                        "sd_along": round(float(np.std([b for _, b in v], ddof=1)), 3)
-                        if len(v) > 1 else None}
-                    for r, v in rails.items()}
+    row["rails"] = {rail: _rail_summary(np.array(v)) for rail, v in rails.items()}
     return row
+
+
+def _rail_summary(off: np.ndarray) -> dict:
+    """One rail's diamonds' offsets (rows of across, along px): their count, means and
+    sample SDs (None for a lone diamond)."""
+    out: dict = {"n": len(off)}
+    for j, axis in enumerate(("across", "along")):
+        out[axis] = round(float(off[:, j].mean()), 3)
+        out[f"sd_{axis}"] = round(float(off[:, j].std(ddof=1)), 3) if len(off) > 1 else None
+    return out
 
 
 def summarise(rows: list[dict], label: str) -> str:
