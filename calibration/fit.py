@@ -202,6 +202,16 @@ def _first_or_own(same: np.ndarray) -> np.ndarray:
 _UNDISTORT_STEPS = (cv2.TERM_CRITERIA_COUNT, 8, 0.0)
 
 
+def _undistort_points(src: np.ndarray, K: np.ndarray, dist: np.ndarray) -> np.ndarray:
+    """Normalised undistorted coordinates of ``src`` (N, 1, 2) by OpenCV's fixed-point
+    undistortion, :data:`_UNDISTORT_STEPS` steps. OpenCV 4 names the variant that takes
+    stopping criteria ``undistortPointsIter``; OpenCV 5 folded it into
+    ``undistortPoints`` (whose OpenCV 4 form refuses the criteria: every fit failed)."""
+    if hasattr(cv2, "undistortPointsIter"):
+        return cv2.undistortPointsIter(src, K, dist, None, None, _UNDISTORT_STEPS)
+    return cv2.undistortPoints(src, K, dist, None, None, None, _UNDISTORT_STEPS)
+
+
 def _backproject(px: np.ndarray, P: np.ndarray, z) -> np.ndarray:
     """Cast pixels' rays onto world planes at ``z`` (N,) for M parameter vectors
     (M, >=13): table (x, y) mm, shape (M, N, 2)."""
@@ -223,8 +233,8 @@ def _backproject(px: np.ndarray, P: np.ndarray, z) -> np.ndarray:
     rays = np.ones((len(lens), len(px), 3))
     for i, (f, k1, k2, p1, p2, cx, cy) in enumerate(lens if len(px) else ()):
         K = np.array([[f, 0.0, cx], [0.0, f, cy], [0.0, 0.0, 1.0]])
-        rays[i, :, :2] = cv2.undistortPoints(src, K, np.array([k1, k2, p1, p2, 0.0]), None,
-                                             None, None, _UNDISTORT_STEPS).reshape(-1, 2)
+        rays[i, :, :2] = _undistort_points(src, K, np.array([k1, k2, p1, p2, 0.0])
+                                           ).reshape(-1, 2)
     R = _rodrigues(P[:, 5:8])
     t = P[:, 8:11]
     # world ray direction R^T d, camera centre -R^T t

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
+from opencv4 import as_opencv4
 
 from calibration.camera import CameraModel
 from calibration.detect import sight_image
@@ -60,6 +62,23 @@ def test_the_fits_rays_are_eight_fixed_point_steps_and_land_where_the_camera_loo
     centre = -R.T @ cam.tvec
     plain = centre[:2] + rays[:, :2] * ((-height - centre[2]) / rays[:, 2])[:, None]
     assert np.abs(got - plain).max() < 1e-9
+
+
+def test_the_fits_rays_are_the_same_under_opencv_4s_names(monkeypatch):
+    """OpenCV 4's undistortPoints refuses the stopping criteria (every fit failed and
+    every frame was refused there, before the fit asked for the name the release has):
+    under OpenCV 4's names the rays are the same, bit for bit."""
+    rng = np.random.default_rng(3)
+    p = np.array([1500.0, -0.14, 0.03, 0.0012, -0.0007, 3.1, 0.05, -0.02,
+                  -1400.0, -700.0, 3000.0, 955.0, 548.0, 0.0, 0.0, 0.0, 0.0])
+    px = rng.uniform([0, 0], [1920, 1080], (40, 2))
+    z = np.zeros(40)
+    before = _backproject(px, p[None], z)
+    as_opencv4(monkeypatch)
+    with pytest.raises(cv2.error):  # OpenCV 4's undistortPoints, asked for 8 steps
+        cv2.undistortPoints(px.reshape(-1, 1, 2), np.eye(3), np.zeros(5), None, None,
+                            None, (cv2.TERM_CRITERIA_COUNT, 8, 0.0))
+    assert np.array_equal(_backproject(px, p[None], z), before)
 
 
 def test_the_ridge_line_fit_is_polyfits():

@@ -14,6 +14,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+from opencv4 import as_opencv4
 
 from equipment import get_discipline
 from simworld.render import Lamp, Look, make_camera, random_camera, render_still, render_video
@@ -79,6 +80,20 @@ def test_random_cameras_principal_points_spread_and_leave_other_draws_alone():
         b.random()
     b.random()  # the flip
     assert a.random() == b.random()
+
+
+def test_the_cameras_rays_are_the_same_under_opencv_4s_names(monkeypatch):
+    """The world's camera undistorts with OpenCV's iterative inverse, which OpenCV 4 and
+    5 name differently (tests/opencv4.py): the same pixels give the same rays, bit for
+    bit, under either's names."""
+    cam = make_camera(get_discipline("three_cushion").table, size=(1920, 1080),
+                      tilt_deg=14.0, k1=-0.2, k2=0.04, p=(0.001, -0.0008))
+    px = np.random.default_rng(4).uniform([0, 0], [1919, 1079], (60, 2))
+    before = cam.undistort_pixels(px)
+    back = cam.distort_normalized(before) @ cam.K[:2, :2].T + cam.K[:2, 2]
+    assert np.abs(back - px).max() < 1e-6  # px: they are the pixels' rays
+    as_opencv4(monkeypatch)
+    assert np.array_equal(cam.undistort_pixels(px), before)
 
 
 @pytest.mark.parametrize("table_name", ["carom", "italian_pins", "pyramid", "pool51"])

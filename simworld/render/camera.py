@@ -26,6 +26,7 @@ MAX_SIZE = (1920, 1080)
 #: about the frame's centre: a sensor is glued to a few hundredths of a millimetre, and
 #: calibrated consumer and broadcast cameras put it 0.2-1.5% of the width off [assumed]
 PRINCIPAL_SD = 0.005
+_UNDISTORT_CRITERIA = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-12)
 
 
 @dataclass
@@ -92,10 +93,13 @@ class Camera:
         yd = (px[:, 1] - K[1, 2]) / K[1, 1]
         xd = (px[:, 0] - K[0, 2] - K[0, 1] * yd) / K[0, 0]
         target = np.stack([xd, yd], axis=1)
-        xy = cv2.undistortPoints(np.ascontiguousarray(px, np.float64).reshape(-1, 1, 2),
-                                 K, np.asarray(self.dist, float),
-                                 criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS,
-                                           30, 1e-12)).reshape(-1, 2)
+        src = np.ascontiguousarray(px, np.float64).reshape(-1, 1, 2)
+        dist = np.asarray(self.dist, float)
+        if hasattr(cv2, "undistortPointsIter"):  # OpenCV 4's name for it
+            xy = cv2.undistortPointsIter(src, K, dist, None, None, _UNDISTORT_CRITERIA)
+        else:  # OpenCV 5 took the criteria into undistortPoints
+            xy = cv2.undistortPoints(src, K, dist, criteria=_UNDISTORT_CRITERIA)
+        xy = xy.reshape(-1, 2)
         for _ in range(iterations):
             xy = xy + (target - self.distort_normalized(xy))
         return xy
