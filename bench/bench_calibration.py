@@ -43,7 +43,12 @@ from bench.rows import add_row_options, seed_rows, write_summary  # noqa: E402
 from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
-from calibration.fit import ball_centre_height, max_predicted_mm, max_rms_mm  # noqa: E402
+from calibration.fit import (  # noqa: E402
+    ball_centre_height,
+    max_predicted_mm,
+    max_rms_mm,
+    min_per_long_rail,
+)
 from calibration.light import MIN_LUX  # noqa: E402
 from simworld.render import BALL_LAYOUTS, calibration_scene  # noqa: E402
 from simworld.render.renderer import GAMMA  # noqa: E402
@@ -312,16 +317,21 @@ def _lens_given(row: dict) -> bool:
 
 
 def rejudge(row: dict) -> dict:
-    """``row`` with ``ok`` and ``reasons`` as today's bars on the predicted error and
-    the diamonds' RMS (:func:`calibration.fit.max_predicted_mm`, :func:`~calibration.fit.
-    max_rms_mm`) would have them: only those two reasons are judged again, every other
-    reason stands. A row without ``diamond_rms`` (before 3ea22bd) has its RMS in its
-    reason, or under the old bar of 1.2 mm, under today's too."""
+    """``row`` with ``ok`` and ``reasons`` as today's bars on the predicted error, the
+    diamonds' RMS and the diamonds on each long rail (:func:`calibration.fit.
+    max_predicted_mm`, :func:`~calibration.fit.max_rms_mm`, :func:`~calibration.fit.
+    min_per_long_rail`) would have them: only those reasons are judged again, every
+    other reason stands (a long rail's is dropped where today's bar is none, and kept
+    otherwise: rows do not keep the count). A row without ``diamond_rms`` (before
+    3ea22bd) has its RMS in its reason, or under the old bar of 1.2 mm, under today's
+    too."""
     pred = row.get("predicted")
     if pred is None or row.get("reasons") is None:
         return row  # refused before any fit, or no self-check
     lens = _lens_given(row)
     judged = ("predicted error", "diamond residual")
+    if not min_per_long_rail(lens):
+        judged += ("a long rail has fewer",)
     rms = row.get("diamond_rms")
     for x in row["reasons"]:
         if x.startswith("diamond residual"):
