@@ -77,6 +77,10 @@ def run_one(folder: Path, seed: int) -> dict:
                   "mapped": np.round(mapped, 4).tolist()}
 
 
+def _fmt(v: float | None, spec: str = ".3f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
 def compare(a: list[dict], b: list[dict]) -> str:
     """The two runs side by side, scene by scene."""
     other = {r["seed"]: r for r in b}
@@ -102,12 +106,9 @@ def compare(a: list[dict], b: list[dict]) -> str:
             f = abs(ra["focal_px"] - rb["focal_px"])
             focal.append(f)
 
-        def fmt(v, spec=".3f"):
-            return "-" if v is None else format(v, spec)
-
         lines.append(f"| {ra['seed']} | {ra['discipline']} | {ra.get('ok')} / {rb.get('ok')} "
-                     f"| {fmt(ra.get('err_max'))} | {fmt(rb.get('err_max'))} | {fmt(d, '.4f')} "
-                     f"| {fmt(f, '.4f')} |")
+                     f"| {_fmt(ra.get('err_max'))} | {_fmt(rb.get('err_max'))} | {_fmt(d, '.4f')} "
+                     f"| {_fmt(f, '.4f')} |")
     n = sum(r["seed"] in other for r in a)
     lines[4:4] = [f"- scenes: {n}; the same outcome (trusted or not) in {same}",
                   f"- mappings apart over the cloth grid: median "

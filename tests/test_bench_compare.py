@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bench.compare_calibration import compare as compare_calibration
 from bench.compare_light import compare as compare_light
+from bench.opencv_versions import compare as compare_opencv
 
 
 def _light(seed: int, worst: float, flagged: bool = False, under: bool = False,
@@ -42,3 +43,25 @@ def test_calibration_runs_compared_scene_by_scene():
     assert "worst error by more than 0.01 mm): 3" in text
     assert [c.split()[2].rstrip(":") for c in changed] == ["2", "3", "4"]
     assert "median 1.00" in text and "range 0.50-1.00" in text
+
+
+def test_two_opencv_releases_compared_scene_by_scene():
+    """`bench/opencv_versions.py compare`: the same outcome counted, the mappings' and
+    the focal lengths' distances between the releases, scenes only one run has left
+    out."""
+    def row(seed, version, ok=True, shift=0.0, focal=1500.0):
+        r = {"seed": seed, "discipline": "pool51", "opencv": version, "ok": ok}
+        if ok:
+            r |= {"err_max": 0.3 + shift, "focal_px": focal,
+                  "mapped": [[0.0, 0.0], [100.0 + shift, 50.0]]}
+        return r
+
+    a = [row(1, "5.0.0"), row(2, "5.0.0"), row(3, "5.0.0"), row(4, "5.0.0")]
+    b = [row(1, "5.1.0"), row(2, "5.1.0", shift=0.2, focal=1500.5),
+         row(3, "5.1.0", ok=False)]
+    text = compare_opencv(a, b)
+    assert "# The same frames under OpenCV 5.0.0 and 5.1.0" in text
+    assert "- scenes: 3; the same outcome (trusted or not) in 2" in text
+    assert "median 0.1000 mm, largest 0.2000 mm (both calibrated: 2)" in text
+    assert "median 0.2500 px, largest 0.5000 px" in text
+    assert "| 3 | pool51 | True / False | 0.300 | - | - | - |" in text
