@@ -12,6 +12,11 @@ colour. A refusal is kept with its reason. Step 1 of the calibration, about a te
 a full calibration's time: a change to it can be checked over every scene ever
 benchmarked, and only the scenes whose outline moved calibrated again. The corner
 error measures the outline only: the diamonds, not the corners, decide the mapping.
+
+``--against REV``: git revision REV's ``calibration`` package (unpacked beside this
+checkout's, as ``bench/time_calibration.py --against`` does) outlines each scene too,
+and each row keeps how far its quad's corners moved from REV's (px, 0 when the same to
+the bit) or that one of the two refused: a change to step 1 shows every scene it moves.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -31,8 +37,23 @@ from simworld.render import calibration_scene  # noqa: E402
 from simworld.render.truth import corner_error, cushion_outline  # noqa: E402
 
 
-def evaluate(seed: int) -> dict:
-    """One scene's outline: corner error (px), covered share, how it was grown."""
+def _against(other, img: np.ndarray, quad: np.ndarray | None) -> dict:
+    """How another calibration package's outline of ``img`` differs from ``quad``
+    (None: refused here)."""
+    try:
+        theirs = other.detect.find_cloth(img).quad
+    except other.detect.CalibrationError:
+        theirs = None
+    if quad is None and theirs is None:
+        return {"moved_px": 0.0}  # both refused
+    if quad is None or theirs is None:
+        return {"moved_px": None}  # one found it, the other refused
+    return {"moved_px": round(float(np.abs(quad - theirs).max()), 3)}
+
+
+def evaluate(seed: int, other=None) -> dict:
+    """One scene's outline: corner error (px), covered share, how it was grown;
+    ``other``: a calibration package whose outline it is compared with (``--against``)."""
     disc, cam, look, img, _ = calibration_scene(seed, 20.0, "opening")
     row = {"seed": seed, "discipline": disc.name, "cloth": look.cloth,
            "size": [img.shape[1], img.shape[0]]}
@@ -41,10 +62,14 @@ def evaluate(seed: int) -> dict:
         region = find_cloth(img)
     except CalibrationError as exc:
         row.update(refused=str(exc), time=time.perf_counter() - t0)
+        if other is not None:
+            row.update(_against(other, img, None))
         return row
+    elapsed = time.perf_counter() - t0
+    if other is not None:
+        row.update(_against(other, img, region.quad))
     truth = np.array([side[0] for side in cushion_outline(disc.table, cam)])
-    row.update(time=time.perf_counter() - t0,
-               corner_px=round(corner_error(region.quad, truth), 2),
+    row.update(time=elapsed, corner_px=round(corner_error(region.quad, truth), 2),
                covered=round(region.covered, 4), by_brightness=region.by_brightness)
     return row
 
@@ -77,6 +102,16 @@ def summarise(rows: list[dict], label: str) -> str:
     lines += ["## The ten worst outlines", ""]
     lines += [f"- seed {r['seed']} {r['discipline']} ({r['cloth']}, {r['size'][0]} px): "
               f"{r['corner_px']:.1f} px, covering {r['covered']:.3f}" for r in worst]
+    compared = [r for r in rows if "moved_px" in r]
+    moved = [r for r in compared if r["moved_px"] is None or r["moved_px"] > 0]
+    if compared:
+        lines += ["", f"## Moved from the other revision's outline ({len(compared)} scenes "
+                  "compared)", ""]
+        lines += [f"- seed {r['seed']} {r['discipline']} ({r['cloth']}, {r['size'][0]} px): "
+                  + ("found by one, refused by the other" if r["moved_px"] is None
+                     else f"corners moved {r['moved_px']:.1f} px")
+                  + (f", now {r['corner_px']:.1f} px from the truth" if "corner_px" in r
+                     else "") for r in moved] or ["- none"]
     refused = [r for r in rows if "refused" in r]
     if refused:
         lines += ["", "## Refused", ""]
@@ -94,6 +129,9 @@ def main() -> int:
                     help="report on rows written before instead of running")
     ap.add_argument("--out", type=Path, help="write the markdown report here")
     ap.add_argument("--label", default="", help="a line saying what was run, and where")
+    ap.add_argument("--against", metavar="REV",
+                    help="also outline each scene with git revision REV's calibration "
+                    "package, and keep how far the corners moved")
     args = ap.parse_args()
     if args.summarise:
         rows = []
@@ -103,9 +141,14 @@ def main() -> int:
             rows += [json.loads(line) for line in path.read_text().splitlines() if line]
     else:
         rows = []
+        other = None
+        if args.against:
+            from bench.time_calibration import package_at
+
+            other = package_at(args.against, Path(tempfile.mkdtemp()))
         out = args.jsonl.open("a") if args.jsonl else None
         for k, seed in enumerate(range(args.start, args.start + args.n)):
-            row = evaluate(seed)
+            row = evaluate(seed, other)
             rows.append(row)
             if out:
                 out.write(json.dumps(row) + "\n")

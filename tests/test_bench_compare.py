@@ -65,3 +65,41 @@ def test_two_opencv_releases_compared_scene_by_scene():
     assert "median 0.1000 mm, largest 0.2000 mm (both calibrated: 2)" in text
     assert "median 0.2500 px, largest 0.5000 px" in text
     assert "| 3 | pool51 | True / False | 0.300 | - | - | - |" in text
+
+
+def test_the_outline_benchmark_keeps_how_far_another_revisions_corners_moved():
+    """`bench/bench_cloth_outline.py --against REV`: each scene's outline against REV's
+    package's: the corners' largest move, 0 for the same quad or both refused, and None
+    where only one refused; the report lists those that moved."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from bench.bench_cloth_outline import _against, summarise
+    from calibration.detect import CalibrationError
+
+    quad = np.array([[0.0, 0.0], [100.0, 0.0], [100.0, 50.0], [0.0, 50.0]])
+
+    def package(found):
+        def find_cloth(img):
+            if found is None:
+                raise CalibrationError("no table found")
+            return SimpleNamespace(quad=found)
+        return SimpleNamespace(detect=SimpleNamespace(find_cloth=find_cloth,
+                                                      CalibrationError=CalibrationError))
+
+    img = np.zeros((4, 4, 3), np.uint8)
+    assert _against(package(quad.copy()), img, quad) == {"moved_px": 0.0}
+    assert _against(package(quad + [0.0, 2.5]), img, quad) == {"moved_px": 2.5}
+    assert _against(package(None), img, quad) == {"moved_px": None}
+    assert _against(package(None), img, None) == {"moved_px": 0.0}
+    base = {"discipline": "pool51", "cloth": "grey", "size": [1920, 1080], "covered": 1.0,
+            "by_brightness": False, "corner_px": 3.0}
+    rows = [base | {"seed": 1, "moved_px": 0.0}, base | {"seed": 2, "moved_px": 140.0},
+            {k: v for k, v in base.items() if k != "corner_px"}
+            | {"seed": 3, "refused": "no table found", "moved_px": None}]
+    text = summarise(rows, "")
+    assert "## Moved from the other revision's outline (3 scenes compared)" in text
+    assert "- seed 2 pool51 (grey, 1920 px): corners moved 140.0 px, now 3.0 px" in text
+    assert "- seed 3 pool51 (grey, 1920 px): found by one, refused by the other" in text
+    assert "seed 1 " not in text.split("## Moved")[1].split("## Refused")[0]
