@@ -542,6 +542,7 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothR
         return _component_most_in(m, best)
 
     held = False  # to the chosen region's grown hull
+    margin = max(3, round(0.015 * np.hypot(sw, sh)))  # the growth of that hull
     mask = cloth_part(raw)
     if _touches_border(mask):
         # a floor of the cloth's hue (grey on grey, green on green) passes the colour
@@ -553,7 +554,7 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothR
         mask = cloth_part(raw, kernel)
         if _touches_border(mask):
             held = True
-            mask = cloth_part(raw & _grown_hull(best, max(3, round(0.015 * np.hypot(sw, sh)))))
+            mask = cloth_part(raw & _grown_hull(best, margin))
     else:
         # a banner of the cloth's colour on the floor, against a rail, is joined to the
         # cloth by the closing across the rail and makes a side of the outline beyond the
@@ -564,11 +565,13 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothR
         # cloth parts it too when closed less, and where the chosen region was one side
         # of it the other is "beyond" it: a third of the cloth and more, synthetic scenes
         # of tests/test_calibration.py)
-        parted = cloth_part(raw, kernel)
-        beyond = _grown_hull(best, max(3, round(0.015 * np.hypot(sw, sh)))) == 0
-        joined = np.count_nonzero((mask > 0) & (parted == 0) & beyond)
-        if BRIDGED_SHARE * np.count_nonzero(mask) < joined < BRIDGED_MAX * np.count_nonzero(mask):
-            mask = parted
+        area = np.count_nonzero(mask)
+        beyond = (mask > 0) & (_grown_hull(best, margin) == 0)
+        if np.count_nonzero(beyond) > BRIDGED_SHARE * area:  # (else nothing to part)
+            parted = cloth_part(raw, kernel)
+            joined = np.count_nonzero(beyond & (parted == 0))
+            if BRIDGED_SHARE * area < joined < BRIDGED_MAX * area:
+                mask = parted
 
     try:
         region = _region_of(found, mask, best, model, core)

@@ -31,7 +31,7 @@ __all__ = [
 #: (sponsors on the rails, score graphics, ball numbers), and other releases draw other
 #: glyphs (5.1's differ from 5.0's), so a seed would not be the scene that the tests and
 #: benchmark figures were made on. cueref itself does not depend on it
-#: (docs/bench/opencv_versions.md)
+#: (docs/calibration.md, "OpenCV releases")
 WORLD_OPENCV = "5.0"
 
 if not cv2.__version__.startswith(WORLD_OPENCV + "."):
