@@ -473,6 +473,10 @@ def _find_cloth(image: np.ndarray, blur: int, clip_channels: int = 1) -> ClothRe
             best, best_score, best_members = comp, score, members
     if best is None and fallback is not None:
         best, best_members, fallback = fallback, fallback_members, None
+    ringed = False
+    if best is None and not fills_frame:
+        best, best_members = _ringed(single_regions)
+        ringed = best is not None
     if best is None and fills_frame:
         if 0 < len(cut_sides) < 4:  # a table framed too tight: say where
             raise CalibrationError(
@@ -487,7 +491,7 @@ def _find_cloth(image: np.ndarray, blur: int, clip_channels: int = 1) -> ClothRe
                                "region (the cloth) in the frame")
     found = _Found(image, work, small, labels, clipped, scale, blur)
     try:
-        return _outline(found, best, best_members)
+        return _outline(found, best, best_members, by_brightness=ringed)
     except CalibrationError as exc:
         # the most cloth-like region was not the table (a lamp's pool of light on a
         # cloth whose colour the floor shares): the clusters joined by hue, if any
@@ -497,6 +501,39 @@ def _find_cloth(image: np.ndarray, blur: int, clip_channels: int = 1) -> ClothRe
             return _outline(found, fallback, fallback_members)
         except CalibrationError:
             raise exc from None  # the most cloth-like region's reason
+
+
+#: share of the band along the inside of a cluster region's convex hull that the
+#: region must cover to be a ring round another surface (:func:`_ringed`), and the
+#: band's width (share of the work copy's diagonal)
+RING_COVER = 0.9
+RING_BAND = 0.015
+
+
+def _ringed(regions: dict[int, np.ndarray]) -> tuple[np.ndarray | None, list[int]]:
+    """The cloth as a ring of one colour round a middle of another (its convex hull),
+    or None: the innermost such ring.
+
+    A lamp's pool of light may give a dark cloth's middle the floor's colour (benchmark
+    scene 4686: a charcoal cloth on a charcoal floor, the lit middle and the floor one
+    cluster, the dimmer rim another): no cluster alone is solid, and the union runs out
+    of the frame. The rim alone, which need not close (the pool reaches a cushion),
+    covers the band along the inside of its hull, and the hull is the cloth. Only when
+    nothing else is found: a wooden rail is a ring round the cloth too (hence the
+    innermost)."""
+    best, best_area, members = None, np.inf, []
+    for c, comp in regions.items():
+        if _touches_border(comp):  # the floor round the table
+            continue
+        hull = _grown_hull(comp, 0)
+        band_px = max(3, round(RING_BAND * np.hypot(*comp.shape)))
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * band_px + 1,) * 2)
+        band = (hull > 0) & (cv2.erode(hull, k) == 0)
+        area = cv2.countNonZero(hull)
+        if np.count_nonzero(band & (comp > 0)) >= RING_COVER * np.count_nonzero(band) \
+                and area < best_area:
+            best, best_area, members = hull, area, [c]
+    return best, members
 
 
 @dataclass
@@ -512,8 +549,11 @@ class _Found:
     blur: int  # the smoothing of ``small``
 
 
-def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothRegion:
-    """The cloth's four sides from the chosen cluster region, or CalibrationError."""
+def _outline(found: _Found, best: np.ndarray, best_members: list[int],
+             by_brightness: bool = False) -> ClothRegion:
+    """The cloth's four sides from the chosen cluster region, or CalibrationError;
+    ``by_brightness``: its sides are placed by brightness (a ring round a lamp-lit
+    middle, :func:`_ringed`)."""
     small, labels, clipped = found.small, found.labels, found.clipped
     sh, sw = small.shape[:2]
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
@@ -574,7 +614,7 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int]) -> ClothR
                 mask = parted
 
     try:
-        region = _region_of(found, mask, best, model, core)
+        region = _region_of(found, mask, best, model, core, by_brightness)
     except CalibrationError as exc:
         # a dark cloth whose dim rim its colour lost: grown by brightness to the rails
         # (not a frame refused as overexposed: its fix is the exposure, said as such)

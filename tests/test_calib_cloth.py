@@ -143,6 +143,29 @@ def test_a_banner_of_the_cloths_colour_beyond_a_rail_is_not_the_cloth():
     assert_outline_found(disc.table, cam, img)
 
 
+def test_a_black_cloth_whose_lit_middle_has_the_floors_colour_is_found():
+    """Benchmark scene 4686: a black cloth on a dark grey floor. The lamp's pool of light
+    gives the cloth's middle the floor's colour (one cluster), its dimmer rim another:
+    neither alone is solid, their union runs out of the frame, and the frame was
+    refused ("no large, uniformly coloured four-sided region"). The rim covers the
+    band along the inside of its convex hull, and that hull is the cloth. Its sides are
+    placed by brightness, and a few points on a side take the cushion's nose for its
+    top (14% of the foot side's): the fit's robust lines leave them out, and the
+    frame is calibrated to well under a millimetre."""
+    from bench.bench_calibration import evaluate
+
+    disc, cam, look, img, _ = render.calibration_scene(4686)
+    assert look.cloth == "black"
+    region = find_cloth(img)
+    sides = cushion_outline(disc.table, cam)
+    assert corner_error(region.quad, np.array([s[0] for s in sides])) < 3.0 * (
+        img.shape[1] / WORK_WIDTH)
+    for d in edge_distances(region, sides):
+        assert np.median(d) < 1.5 and np.mean(d < 5.0) > 0.8
+    row = evaluate(4686)
+    assert row["ok"] and row["err_max"] < 1.0, (row.get("refused"), row.get("err_max"))
+
+
 def test_a_vivid_cloth_clipping_in_its_own_channel_is_found():
     """Benchmark scene 284: a bright blue cloth at 255 blue over most of the table,
     beside light wood rails that clip white, was refused as overexposed. One channel's
