@@ -3,7 +3,7 @@
     python bench/opencv_versions.py save --start 0 --n 40 --dir /tmp/frames
     OTHER_VENV/bin/python bench/opencv_versions.py run --dir /tmp/frames --jsonl b.jsonl
     python bench/opencv_versions.py run --dir /tmp/frames --jsonl a.jsonl
-    python bench/opencv_versions.py compare a.jsonl b.jsonl --out docs/bench/opencv_versions.md
+    python bench/opencv_versions.py compare a.jsonl b.jsonl
 
 The synthetic world draws its lettering (sponsors on the rails, score graphics, ball
 numbers) with OpenCV's ``putText``, whose glyphs change between releases (5.1 against
@@ -120,6 +120,13 @@ def compare(a: list[dict], b: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def default_out(version_a: str, version_b: str) -> str:
+    """The summary's file for two releases: ``opencv_versions_5.0_5.1.md``."""
+    def minor(v: str) -> str:
+        return ".".join(v.split(".")[:2])
+    return f"docs/bench/opencv_versions_{minor(version_a)}_{minor(version_b)}.md"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -133,7 +140,8 @@ def main() -> int:
     c = sub.add_parser("compare", help="two runs' rows side by side")
     c.add_argument("a")
     c.add_argument("b")
-    c.add_argument("--out", default="docs/bench/opencv_versions.md")
+    c.add_argument("--out", help="default: docs/bench/opencv_versions_A_B.md, A and B "
+                   "the two runs' OpenCV releases (major.minor)")
     args = ap.parse_args()
     if args.cmd == "save":
         save(args.start, args.n, args.dir)
@@ -151,8 +159,11 @@ def main() -> int:
             print(f"seed {seed}: ok={row.get('ok')} err={row.get('err_max', float('nan')):.3f}"
                   f" mm (OpenCV {row['opencv']})", flush=True)
     else:
-        a = read_seed_rows([args.a])
-        write_summary(args.out, compare(a, read_seed_rows([args.b])), len(a))
+        a, b = read_seed_rows([args.a]), read_seed_rows([args.b])
+        if not a or not b:
+            ap.error(f"no rows in {args.a if not a else args.b}")
+        out = args.out or default_out(a[0]["opencv"], b[0]["opencv"])
+        write_summary(out, compare(a, b), len(a))
     return 0
 
 

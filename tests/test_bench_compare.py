@@ -6,6 +6,7 @@ from __future__ import annotations
 from bench.compare_calibration import compare as compare_calibration
 from bench.compare_light import compare as compare_light
 from bench.opencv_versions import compare as compare_opencv
+from bench.opencv_versions import default_out
 
 
 def _light(seed: int, worst: float, flagged: bool = False, under: bool = False,
@@ -65,6 +66,8 @@ def test_two_opencv_releases_compared_scene_by_scene():
     assert "median 0.1000 mm, largest 0.2000 mm (both calibrated: 2)" in text
     assert "median 0.2500 px, largest 0.5000 px" in text
     assert "| 3 | pool51 | True / False | 0.300 | - | - | - |" in text
+    # the summary's file is named by the two releases, as the docs' are
+    assert default_out("5.0.0", "4.10.0").endswith("/opencv_versions_5.0_4.10.md")
 
 
 def test_the_outline_benchmark_keeps_how_far_another_revisions_corners_moved():
