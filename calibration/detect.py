@@ -515,7 +515,7 @@ def _ringed(regions: dict[int, np.ndarray]) -> tuple[np.ndarray | None, list[int
     or None: the innermost such ring.
 
     A lamp's pool of light may give a dark cloth's middle the floor's colour (benchmark
-    scene 4686: a charcoal cloth on a charcoal floor, the lit middle and the floor one
+    scene 4686: a black cloth on a dark grey floor, the lit middle and the floor one
     cluster, the dimmer rim another): no cluster alone is solid, and the union runs out
     of the frame. The rim alone, which need not close (the pool reaches a cushion),
     covers the band along the inside of its hull, and the hull is the cloth. Only when
