@@ -112,6 +112,8 @@ def _grown_hull(region: np.ndarray, margin: int) -> np.ndarray:
     cnts, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out = np.zeros_like(region)
     cv2.fillConvexPoly(out, cv2.convexHull(np.vstack(cnts)), 255)
+    if margin <= 0:
+        return out
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1,) * 2)
     return cv2.dilate(out, k)
 
