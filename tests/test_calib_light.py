@@ -123,10 +123,12 @@ def test_wear_factor_leaves_a_grey_cloth_alone():
         assert wear_factor(np.array([0.3]), bgr[1:] / bgr.sum())[0] == 1.0
 
 
-def lamps_lux(lamps: list[tuple[float, float]], nx: int = 20, ny: int = 10) -> np.ndarray:
-    """Lux over a carom table's 20 x 10 cells under lamps 1 m up on its long axis, each
-    ``(x mm, power)`` (inverse square and cosine law), and 60 lux of ambient light."""
-    length, width, height = 2840.0, 1420.0, 1000.0
+def lamps_lux(lamps: list[tuple[float, float]], nx: int = 20, ny: int = 10,
+              height: float = 1000.0) -> np.ndarray:
+    """Lux over a carom table's 20 x 10 cells under lamps ``height`` mm up on its long
+    axis, each ``(x mm, power)`` (inverse square and cosine law), and 60 lux of ambient
+    light."""
+    length, width = 2840.0, 1420.0
     gx, gy = np.meshgrid((np.arange(nx) + 0.5) * length / nx,
                          (np.arange(ny) + 0.5) * width / ny, indexing="ij")
     lux = np.full((nx, ny), 60.0)
@@ -179,6 +181,24 @@ def test_the_lamps_are_found_where_they_hang():
     # light that no lamp above the cloth makes (stripes across the table) has none
     u = np.arange(20)[:, None] * np.ones((1, 10))
     assert len(fit_lamps(500.0 * (1.0 + 0.3 * np.sin(u * 1.3)), x, y)) == 0
+
+
+@pytest.mark.parametrize("xs", [(382.0, 1029.0, 1755.0, 2386.0), (473.0, 1420.0, 2367.0)])
+def test_as_many_lamps_are_fitted_as_hang_over_a_noisy_cloth(xs):
+    """Benchmark scene 5039: four lamps 850 mm up, the weave and wear 2% per cell. What
+    three lamps leave of them is no larger than that, so asked to take a fifth off the
+    spread the fit stopped at three, and the cells between the lamps read 3-4% low. Ten
+    draws of the noise: as many lamps found as hang in each (three not taken for four),
+    and the median draw's worst cell within 2% (fitted as three, 2.8%)."""
+    x, y = _cell_centres()
+    truth = lamps_lux([(lx, 2.0 / len(xs)) for lx in xs], height=850.0)
+    worst = []
+    for draw in range(10):
+        seen = truth * np.random.default_rng(draw).normal(1.0, 0.02, truth.shape)
+        lamps = fit_lamps(seen, x, y)
+        assert len(lamps) == len(xs), draw
+        worst.append(np.abs(smooth_cells(seen, lamp_shapes(x, y, lamps)) / truth - 1.0).max())
+    assert np.median(worst) < 0.02
 
 
 def test_a_corner_under_an_arm_follows_the_lamps_not_the_shadows_edge():
