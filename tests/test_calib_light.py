@@ -187,7 +187,7 @@ def test_the_lamps_are_found_where_they_hang():
 def test_as_many_lamps_are_fitted_as_hang_over_a_noisy_cloth(xs):
     """Benchmark scene 5039: four lamps 850 mm up, the weave and wear 2% per cell. What
     three lamps leave of them is no larger than that, so asked to take a fifth off the
-    spread the fit stopped at three, and the cells between the lamps read 3-4% low. Ten
+    spread the fit stopped at three, and the cells under the middle two read 4% low. Ten
     draws of the noise: as many lamps found as hang in each (three not taken for four),
     and the median draw's worst cell within 2% (fitted as three, 2.8%)."""
     x, y = _cell_centres()
