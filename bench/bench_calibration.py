@@ -303,6 +303,8 @@ def summarise(rows: list[dict], label: str = "") -> str:
             why = r.get("refused") or "; ".join(r.get("reasons") or [])
             extra = f" (true max error {r['err_max']:.1f} mm)" if "err_max" in r else ""
             lines.append(f"- seed {r['seed']} {r['discipline']} {r['size'][0]}: {why}{extra}")
+    if len(ok) == n:
+        lines.append("None: every scene was calibrated.")
     if false_acc:
         lines += ["", "## False accepts", ""]
         for r in false_acc:

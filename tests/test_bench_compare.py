@@ -106,3 +106,26 @@ def test_the_outline_benchmark_keeps_how_far_another_revisions_corners_moved():
     assert "- seed 2 pool51 (grey, 1920 px): corners moved 140.0 px, now 3.0 px" in text
     assert "- seed 3 pool51 (grey, 1920 px): found by one, refused by the other" in text
     assert "seed 1 " not in text.split("## Moved")[1].split("## Refused")[0]
+
+
+def test_the_calibration_summary_says_when_every_scene_was_calibrated():
+    """A batch with no refusal says so under its heading, not an empty list; one with a
+    refusal lists it with its reason."""
+    from bench.bench_calibration import summarise
+
+    calibrated = {"seed": 1, "discipline": "free_game", "table": "carom_free",
+                  "size": [1280, 720], "camera_size": [1280, 720], "time": 0.6, "ok": True,
+                  "chosen": "carom", "reasons": [], "err_median": 0.1, "err_max": 0.3,
+                  "err_p99": 0.27, "err_all": [0.1, 0.3], "ball_err_max": 0.32,
+                  "ball_err_all": [0.1, 0.32], "predicted": 1.07, "predicted_ball": 1.07,
+                  "lens": None, "truth_under": False, "auto_exposure": False,
+                  "lux_rel_max": 0.02, "lux_rel_median": 0.01, "lux_cells_over_10": 0,
+                  "lux_cells": 200, "flagged": False}
+    refused = {"seed": 2, "discipline": "five_pins", "table": "italian_pins",
+               "size": [1280, 720], "camera_size": [1280, 720], "time": 0.5, "ok": False,
+               "refused": "no table found", "lens": None, "truth_under": False,
+               "auto_exposure": False}
+    tail = summarise([calibrated]).split("## Scenes not calibrated")[1]
+    assert "None: every scene was calibrated." in tail
+    tail = summarise([calibrated, refused]).split("## Scenes not calibrated")[1]
+    assert "- seed 2 five_pins 1280: no table found" in tail and "None" not in tail
