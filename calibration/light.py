@@ -374,9 +374,10 @@ def fit_lamps(vals: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     Asked instead to take a fifth off the spread, a fourth lamp did not where the
     weave's own spread per cell (2%) was as large as what three left: benchmark scene
     5039, four lamps fitted as three, read the cells under the middle two 4-4.5% low
-    and the far cushion 5% low. A robust fit: a shadow or a worn patch counts little. It is
-    fitted once per camera (a few tenths of a second); frame by frame only the lamps'
-    brightness is fitted again (:func:`lamp_light`), so a lamp failing is followed."""
+    and the far cushion 5% low. A robust fit: a shadow or a worn patch counts little.
+    It is fitted once per camera (a few tenths of a second); frame by frame only the
+    lamps' brightness is fitted again (:func:`lamp_light`), so a lamp failing is
+    followed."""
     ok = np.isfinite(vals) & (vals > 0)
     if ok.sum() < LAMP_FIT_SEEN * ok.size:
         return np.zeros((0, 3))
