@@ -189,7 +189,7 @@ def test_as_many_lamps_are_fitted_as_hang_over_a_noisy_cloth(xs):
     three lamps leave of them is no larger than that, so asked to take a fifth off the
     spread the fit stopped at three, and the cells under the middle two read 4% low. Ten
     draws of the noise: as many lamps found as hang in each (three not taken for four),
-    and the median draw's worst cell within 2% (fitted as three, 2.8%)."""
+    and the median draw's worst cell within 2% (fitted as three it is not)."""
     x, y = _cell_centres()
     truth = lamps_lux([(lx, 2.0 / len(xs)) for lx in xs], height=850.0)
     worst = []
