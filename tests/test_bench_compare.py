@@ -113,18 +113,16 @@ def test_the_calibration_summary_says_when_every_scene_was_calibrated():
     refusal lists it with its reason."""
     from bench.bench_calibration import summarise
 
-    calibrated = {"seed": 1, "discipline": "free_game", "table": "carom_free",
-                  "size": [1280, 720], "camera_size": [1280, 720], "time": 0.6, "ok": True,
-                  "chosen": "carom", "reasons": [], "err_median": 0.1, "err_max": 0.3,
-                  "err_p99": 0.27, "err_all": [0.1, 0.3], "ball_err_max": 0.32,
-                  "ball_err_all": [0.1, 0.32], "predicted": 1.07, "predicted_ball": 1.07,
-                  "lens": None, "truth_under": False, "auto_exposure": False,
-                  "lux_rel_max": 0.02, "lux_rel_median": 0.01, "lux_cells_over_10": 0,
-                  "lux_cells": 200, "flagged": False}
-    refused = {"seed": 2, "discipline": "five_pins", "table": "italian_pins",
-               "size": [1280, 720], "camera_size": [1280, 720], "time": 0.5, "ok": False,
-               "refused": "no table found", "lens": None, "truth_under": False,
-               "auto_exposure": False}
+    scene = {"size": [1280, 720], "camera_size": [1280, 720], "lens": None,
+             "truth_under": False, "auto_exposure": False}
+    calibrated = scene | {
+        "seed": 1, "discipline": "free_game", "table": "carom_free", "time": 0.6, "ok": True,
+        "chosen": "carom", "reasons": [], "err_median": 0.1, "err_max": 0.3, "err_p99": 0.27,
+        "err_all": [0.1, 0.3], "ball_err_max": 0.32, "ball_err_all": [0.1, 0.32],
+        "predicted": 1.07, "predicted_ball": 1.07, "lux_rel_max": 0.02,
+        "lux_rel_median": 0.01, "lux_cells_over_10": 0, "lux_cells": 200, "flagged": False}
+    refused = scene | {"seed": 2, "discipline": "five_pins", "table": "italian_pins",
+                       "time": 0.5, "ok": False, "refused": "no table found"}
     tail = summarise([calibrated]).split("## Scenes not calibrated")[1]
     assert "None: every scene was calibrated." in tail
     tail = summarise([calibrated, refused]).split("## Scenes not calibrated")[1]
