@@ -209,6 +209,29 @@ def test_rails_blown_white_are_named_as_the_reason_for_refusing():
         calibrate_image(img)
 
 
+def test_rails_blown_white_are_named_where_the_cloths_region_took_them_in():
+    """Benchmark scene 5033: grey laminate rails at 255 in every channel round a grey
+    cloth, the cloth's region grown out to the rails' outer edge. Measured beyond that
+    outline, as if it were the cloth's, the rails were the floor (none of it clipped),
+    and the refusal listed a wrong fit's residuals."""
+    from calibration import calibrate_image
+
+    disc, cam, look, img, _ = render.calibration_scene(5033)
+    t = disc.table
+    d = t.diamond_offset  # the rails' diamond line, seen by the scene's own camera
+    ring = np.concatenate([np.column_stack([np.linspace(-d, t.length + d, 200),
+                                            np.full(200, y)]) for y in (-d, t.width + d)])
+    px = cam.project(np.column_stack([ring, np.full(len(ring), t.rail_top_height)]))
+    values = img[px[:, 1].round().astype(int), px[:, 0].round().astype(int)]
+    assert ((values >= 245).sum(axis=1) >= 3).mean() > 0.6  # white, not light wood
+    outline = find_cloth(img).quad  # the region's outline lies beyond the rails' line
+    inside = cv2.pointPolygonTest(outline.reshape(-1, 1, 2).astype(np.float32),
+                                  tuple(float(v) for v in px[len(px) // 4]), True)
+    assert inside > 0
+    with pytest.raises(CalibrationError, match="the rails are overexposed"):
+        calibrate_image(img)
+
+
 def test_a_refusal_on_well_exposed_rails_does_not_blame_the_exposure():
     """Benchmark scene 2508: tutti doppi on light wood, pearl sights between rows of a
     sponsor's dark letters along every rail, the wood short of clipping. It is refused,
