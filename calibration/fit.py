@@ -1275,7 +1275,8 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
     the darkest channel with the grain taken out again, the region's outline taken for
     the rails' outer edge (:func:`_rails_outlined`): light wood of the cloth's colour,
     or rows of letters along the rails (benchmark scenes 1840 and 2194: 9 and 11 sights
-    found otherwise, 17 and 17 so).
+    found otherwise, 17 and 17 so); and every blob near each in grey, so outlined:
+    letters brighter than the sights beside them, on such rails (scene 5935).
     The second value returned is the top-hat's background, for the re-check to use the
     same: ``square``, ``grain`` or ``lettering``."""
     cache: dict = {}  # each image's top-hats, per scale (the same image's searches share them)
@@ -1351,27 +1352,36 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
         grained = _rails_outlined(sights, region, size, kept, background="grain")
         if beats_best(grained):
             return name, "grain", grained
+    # every blob near each in grey, the region's outline taken for the rails' outer edge:
+    # rails of the cloth's colour with a sponsor's light letters beside each sight,
+    # brighter than the sight (scene 5935: grey laminate round a grey cloth; the
+    # strongest blob near each rough place was a letter: 7 of 20 found, every blob
+    # 18 of 18 at 0.24 px)
+    lettered_rails = _rails_outlined(gray, region, size, cache, thorough=True)
+    if beats_best(lettered_rails):
+        return "light", "square", lettered_rails
     return best, "square", tried[best]
 
 
 def _rails_outlined(sights: np.ndarray, region: ClothRegion, size, cache: dict,
-                    background: str = "square") -> dict[str, DiamondSearch]:
+                    background: str = "square", thorough: bool = False
+                    ) -> dict[str, DiamondSearch]:
     """Each geometry's diamonds in ``sights`` as if the cloth's region had taken in
     rails of the cloth's own colour (a charcoal laminate beside a grey cloth), its
     outline the rails' outer edge; or nothing, when one geometry's diamonds are not
     mostly found so. One geometry is enough to tell (their diamonds lie alike at
     eighths of the sides); the others are searched only then. ``background``: the
-    top-hat's, as for :func:`_search`."""
+    top-hat's, as for :func:`_search`; ``thorough``: every blob near each, as there."""
     rep = next(iter(GEOMETRY_GROUPS))
     table = TABLES[rep]
     try:
-        search = locate_diamonds(sights, cache, region.quad, table, size, False, "rails",
-                                 background)
+        search = locate_diamonds(sights, cache, region.quad, table, size, thorough,
+                                 "rails", background)
     except (np.linalg.LinAlgError, ValueError, cv2.error):
         return {}
     if search is None or len(search.found) < MIN_FOUND * len(table.diamonds):
         return {}
-    return _search(sights, region, size, searches={rep: search}, cache=cache,
+    return _search(sights, region, size, thorough, searches={rep: search}, cache=cache,
                    outline="rails", background=background)
 
 

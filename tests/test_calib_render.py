@@ -702,6 +702,24 @@ def test_sights_on_rails_the_cloth_took_in_are_found_with_the_grain_taken_out(se
     assert check(img, calib).status == "ok"
 
 
+def test_sights_beside_brighter_letters_on_rails_the_cloth_took_in_are_found():
+    """Benchmark scene 5935: a Russian pyramid at 1920 px, grey laminate rails round a
+    grey cloth (the cloth's region took them in), "GRAND PRIX", "WORLD SERIES" and
+    "OPEN 2026" along every rail in letters brighter than the dim sights beside them.
+    Near each rough place the strongest blob was a letter (7 of 20 found with the
+    outline as the rails' edge; refused, a wrong fit at 11 mm RMS). Every blob near
+    each finds the sights: the mapping is right and the re-check says ok."""
+    from calibration import check
+
+    disc, cam, look, img, _ = render.calibration_scene(5935)
+    assert look.rail_text and max(look.rail_text_colour) > max(look.diamond)
+    calib = with_measured_lens(img, cam, 5935)
+    assert calib.table == disc.table.name
+    assert calib.quality["diamonds_found"] >= 0.8 * calib.quality["diamonds_expected"]
+    assert_mapped_within_prediction(calib, disc.table, cam)
+    assert check(img, calib).status == "ok"
+
+
 def test_a_ball_on_a_starting_spot_is_seen_round_its_tilted_outline():
     """Benchmark scene 1849: a 71 cm balkline table at the opening, the cue ball on a
     starting spot, which the balkline runs through; the only asymmetric marking. Seen
