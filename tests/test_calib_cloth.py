@@ -190,6 +190,17 @@ def test_a_cloth_clipping_in_two_channels_is_refused_as_overexposed():
         find_cloth(img)
 
 
+def long_rails_seen(table, cam, img) -> tuple[np.ndarray, np.ndarray]:
+    """The long rails' diamond lines as the scene's own camera sees them: their pixels
+    (head to foot, near rail then far) and the frame's BGR values there."""
+    d = table.diamond_offset
+    ring = np.concatenate([np.column_stack([np.linspace(-d, table.length + d, 200),
+                                            np.full(200, y)])
+                           for y in (-d, table.width + d)])
+    px = cam.project(np.column_stack([ring, np.full(len(ring), table.rail_top_height)]))
+    return px, img[px[:, 1].round().astype(int), px[:, 0].round().astype(int)]
+
+
 def test_rails_blown_white_are_named_as_the_reason_for_refusing():
     """Benchmark scene 3299: a black cloth under auto exposure, light wood rails left at
     255 in red and green, their pale sights a few levels up in blue and blocked by the
@@ -198,12 +209,7 @@ def test_rails_blown_white_are_named_as_the_reason_for_refusing():
     from calibration import calibrate_image
 
     disc, cam, look, img, _ = render.calibration_scene(3299)
-    t = disc.table
-    d = t.diamond_offset  # the rails' diamond line, seen by the scene's own camera
-    ring = np.concatenate([np.column_stack([np.linspace(-d, t.length + d, 200),
-                                            np.full(200, y)]) for y in (-d, t.width + d)])
-    px = cam.project(np.column_stack([ring, np.full(len(ring), t.rail_top_height)]))
-    values = img[px[:, 1].round().astype(int), px[:, 0].round().astype(int)]
+    px, values = long_rails_seen(disc.table, cam, img)
     assert ((values >= 245).sum(axis=1) >= 2).mean() > 0.6  # the scene is what it claims
     with pytest.raises(CalibrationError, match="the rails are overexposed"):
         calibrate_image(img)
@@ -217,12 +223,7 @@ def test_rails_blown_white_are_named_where_the_cloths_region_took_them_in():
     from calibration import calibrate_image
 
     disc, cam, look, img, _ = render.calibration_scene(5033)
-    t = disc.table
-    d = t.diamond_offset  # the rails' diamond line, seen by the scene's own camera
-    ring = np.concatenate([np.column_stack([np.linspace(-d, t.length + d, 200),
-                                            np.full(200, y)]) for y in (-d, t.width + d)])
-    px = cam.project(np.column_stack([ring, np.full(len(ring), t.rail_top_height)]))
-    values = img[px[:, 1].round().astype(int), px[:, 0].round().astype(int)]
+    px, values = long_rails_seen(disc.table, cam, img)
     assert ((values >= 245).sum(axis=1) >= 3).mean() > 0.6  # white, not light wood
     outline = find_cloth(img).quad  # the region's outline lies beyond the rails' line
     inside = cv2.pointPolygonTest(outline.reshape(-1, 1, 2).astype(np.float32),
