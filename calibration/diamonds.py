@@ -62,6 +62,14 @@ def cloth_outline_mm(table: Table) -> float:
     return max(20.0, 2 * table.diamond_offset - table.rail_width)
 
 
+def outline_mm(table: Table, outline: str = "cloth") -> float:
+    """How far (mm) beyond the noses a quadrilateral that outlines ``outline``
+    (:data:`OUTLINES`) lies: the cloth's outline, or the rails' outer edge."""
+    if outline not in OUTLINES:
+        raise ValueError(f"unknown outline {outline!r}; known: {', '.join(OUTLINES)}")
+    return table.rail_width if outline == "rails" else cloth_outline_mm(table)
+
+
 def px_per_mm(quad: np.ndarray, table: Table, c0: float) -> float:
     """Rough image scale from the cloth quadrilateral (grown by ``c0`` mm)."""
     sides = [np.linalg.norm(quad[(i + 1) % 4] - quad[i]) for i in range(4)]
@@ -782,12 +790,10 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
     square opening (:func:`diamond_tophat`), with the rails' grain taken out
     (``grain``, :func:`grain_tophat`), or the local median (``lettering``,
     :func:`lettering_tophat`)."""
-    if outline not in OUTLINES:
-        raise ValueError(f"unknown outline {outline!r}; known: {', '.join(OUTLINES)}")
     if background not in BACKGROUNDS:
         raise ValueError(f"unknown background {background!r}; known: "
                          f"{', '.join(BACKGROUNDS)}")
-    c0 = table.rail_width if outline == "rails" else cloth_outline_mm(table)
+    c0 = outline_mm(table, outline)
     start = start_index(quad)
     q = np.roll(quad, -start, axis=0)
     H0, _ = cv2.findHomography(table_corners(table, c0), q)

@@ -36,11 +36,12 @@ from .detect import (
 )
 from .diamonds import (
     MULTI_BELOW,
+    OUTLINES,
     DiamondSearch,
-    cloth_outline_mm,
     grow_diamonds,
     locate_diamonds,
     median,
+    outline_mm,
     start_index,
     table_corners,
 )
@@ -1524,9 +1525,9 @@ def _rails_clipped(image: np.ndarray, quad: np.ndarray, table: Table) -> float:
     round a grey cloth, the region out to their outer edge; 0% of the floor beyond it
     clipped, 64% of the rails within)."""
     q = np.roll(np.asarray(quad, np.float32), -start_index(quad), axis=0)
-    c_cloth = cloth_outline_mm(table)
     rings = []
-    for d in np.linspace(c_cloth, table.rail_width, 6)[1:-1]:  # across the rail, edges left out
+    for d in np.linspace(outline_mm(table, "cloth"), outline_mm(table, "rails"),
+                         6)[1:-1]:  # across the rail, edges left out
         x = np.linspace(-d, table.length + d, 200)
         y = np.linspace(-d, table.width + d, 100)
         rings += [np.column_stack([x, np.full_like(x, -d)]),
@@ -1536,8 +1537,9 @@ def _rails_clipped(image: np.ndarray, quad: np.ndarray, table: Table) -> float:
     ring = np.concatenate(rings).reshape(-1, 1, 2)
     h, w = image.shape[:2]
     shares = [0.0]
-    for c0 in (c_cloth, table.rail_width):  # the quad: the cloth's outline, the rails'
-        H = cv2.getPerspectiveTransform(table_corners(table, c0).astype(np.float32), q)
+    for outline in OUTLINES:  # what the quad may outline
+        H = cv2.getPerspectiveTransform(
+            table_corners(table, outline_mm(table, outline)).astype(np.float32), q)
         px = cv2.perspectiveTransform(ring, H).reshape(-1, 2)
         px = px[(px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0)
                 & (px[:, 1] <= h - 1)]
