@@ -15,7 +15,7 @@ straight runs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -69,6 +69,10 @@ class ClothRegion:
     scale: float  # full px per work px
     covered: float = 1.0  # share of the quad the mask covers (a ragged outline: less)
     by_brightness: bool = False  # grown by brightness, not colour (:func:`_dark_ringed`)
+    # share of the table's area clipped in a channel, when over BLOWN_OUT: a vivid cloth
+    # clipping in its own channel, found by :func:`find_cloth`'s second look (its light
+    # cannot be metered, and a refusal names the exposure)
+    clipped: float = 0.0
 
 
 def _features(bgr: np.ndarray) -> np.ndarray:
@@ -281,7 +285,22 @@ def _cluster_labels(small: np.ndarray, clipped: np.ndarray, k: int = 6
     return labels, centres
 
 
-def _colour_groups(centres: np.ndarray, max_chroma_step: float = 0.5) -> list[list[int]]:
+#: chromaticity (the work features' scale) within which two clusters are one surface
+#: split by brightness (:func:`_colour_groups`)
+CHROMA_STEP = 0.5
+#: the same where pixels clipped in one channel keep their colour (a vivid cloth
+#: clipping in its own channel, :func:`find_cloth`'s second look): with that channel
+#: held at 255 while the others rise toward the lamps, the cloth's chromaticity moves
+#: with its brightness, and k-means splits it into rings further apart (benchmark scene
+#: 6256, a red cloth at 255 red over 90% of the table: lamp-lit middle, ring and rim
+#: 0.54 and 0.60 apart, the middle alone taken and refused). [tuned: the four scenes
+#: that clip so, 284, 1309, 2310 and 6256: the cloth's clusters 0.46-0.60 apart, the
+#: nearest other surface's 1.04 or more]
+CLIPPED_CHROMA_STEP = 0.8
+
+
+def _colour_groups(centres: np.ndarray, max_chroma_step: float = CHROMA_STEP
+                   ) -> list[list[int]]:
     """Each cluster alone, and each set of clusters linked by nearly equal chromaticity.
 
     k-means also splits one surface by brightness (a lamp's pool of light, a tinted
@@ -309,7 +328,11 @@ BLOWN_OUT = 0.25
 
 
 class _Overexposed(CalibrationError):
-    """No table found in a frame whose table clips."""
+    """No table found in a frame whose table clips (``share`` of its area)."""
+
+    def __init__(self, message: str, share: float):
+        super().__init__(message)
+        self.share = share
 
 
 def _refusal(clipped: np.ndarray, region: np.ndarray, reason: str) -> CalibrationError:
@@ -324,7 +347,7 @@ def _refusal(clipped: np.ndarray, region: np.ndarray, reason: str) -> Calibratio
     if share > BLOWN_OUT:
         return _Overexposed(
             f"no table found: the frame is overexposed ({share:.0%} of the table's area "
-            "clips): lower the camera's exposure or gain")
+            "clips): lower the camera's exposure or gain", share)
     return CalibrationError(reason)
 
 
@@ -344,7 +367,8 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
         # a vivid cloth under bright lamps may clip in its own channel up to the
         # cushions (benchmark scene 284: blue at 255 over 82% of the table): that is
         # its colour, not glare, and only pixels clipped in two channels or more are
-        # taken as colourless. Where the clipping bent the lamp-lit middle's colour
+        # taken as colourless (the rings it splits into joined by CLIPPED_CHROMA_STEP,
+        # scene 6256). Where the clipping bent the lamp-lit middle's colour
         # away from the rim's, the middle alone may be taken (1309): the diamonds
         # then do not fit, and the calibration refuses
         try:
@@ -354,7 +378,7 @@ def find_cloth(image: np.ndarray) -> ClothRegion:
         # the lamp-lit middle's clipped colour may part from the rim's and still make
         # four sides (benchmark scene 2310: a tournament-blue cloth, the quad 140-150
         # px off at two corners): in the smoother copy the rim may join it
-        return _solid_outline(image, region, clip_channels=2)
+        return replace(_solid_outline(image, region, clip_channels=2), clipped=blown.share)
     except CalibrationError as first:
         try:
             return _find_cloth(image, DARK_CLOTH_BLUR)
@@ -427,7 +451,8 @@ def _find_cloth(image: np.ndarray, blur: int, clip_channels: int = 1) -> ClothRe
     singles: dict[int, tuple[float, float]] = {}  # cluster: (score, hull area) alone
     single_regions: dict[int, np.ndarray] = {}
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-    for members in _colour_groups(centres):
+    step = CLIPPED_CHROMA_STEP if clip_channels > 1 else CHROMA_STEP
+    for members in _colour_groups(centres, step):
         m = np.isin(labels, members).astype(np.uint8) * 255
         # closing first bridges chalk lines (another cluster) that would otherwise
         # cut the cloth into pieces

@@ -1471,9 +1471,9 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
     sights, background, searches = _find_sights(image, gray, region, size)
     attempts = _attempts(searches, region, size, given_rep, lens)
     if not attempts:
-        blown = _rails_blown_out(image, region.quad, TABLES[given_rep or "carom"])
+        blown = _exposure_reasons(image, region, TABLES[given_rep or "carom"])
         if blown:
-            raise CalibrationError(blown)
+            raise CalibrationError("; ".join(blown))
         raise CalibrationError("table not recognised: the rails' diamonds were not found "
                                "around the cloth (too few visible, or not an overhead view)")
     # pockets separate carom from pocket tables when the diamonds alone are close
@@ -1496,9 +1496,8 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
         a = attempts[best_rep]
         chosen_name = _variant_by_lines(gray, a, GEOMETRY_GROUPS[best_rep])
     calib = _finish(image, gray, region, a, chosen_name, size, cloth_level, height)
-    blown = None if calib.ok else _rails_blown_out(image, region.quad, get_table(chosen_name))
-    if blown:
-        calib.quality["reasons"].insert(0, blown)
+    if not calib.ok:
+        calib.quality["reasons"][:0] = _exposure_reasons(image, region, get_table(chosen_name))
     calib.sights = sights
     calib.grain, calib.lettering = background == "grain", background == "lettering"
     calib.lens = lens
@@ -1549,13 +1548,22 @@ def _rails_clipped(image: np.ndarray, quad: np.ndarray, table: Table) -> float:
     return max(shares)
 
 
-def _rails_blown_out(image: np.ndarray, quad: np.ndarray, table: Table) -> str | None:
-    """The reason to give first for a refusal when the rails are blown white, or None."""
-    share = _rails_clipped(image, quad, table)
-    if share <= RAILS_BLOWN_OUT:
-        return None
-    return (f"the rails are overexposed ({share:.0%} of them clip in two colour channels or "
-            "more), so their diamonds cannot be seen: lower the camera's exposure or gain")
+def _exposure_reasons(image: np.ndarray, region: ClothRegion, table: Table) -> list[str]:
+    """The reasons to give first for a refusal when the exposure is too high: rails
+    blown white, and a cloth clipping in its own channel over most of the table (found
+    by its colour all the same, :data:`calibration.detect.CLIPPED_CHROMA_STEP`; benchmark
+    scene 5204, a red cloth at 255 red over 81% of the table, whose refusal had named the
+    exposure alone before its cloth was found)."""
+    reasons = []
+    share = _rails_clipped(image, region.quad, table)
+    if share > RAILS_BLOWN_OUT:
+        reasons.append(f"the rails are overexposed ({share:.0%} of them clip in two colour "
+                       "channels or more), so their diamonds cannot be seen: lower the "
+                       "camera's exposure or gain")
+    if region.clipped:
+        reasons.append(f"the cloth is overexposed ({region.clipped:.0%} of the table's area "
+                       "clips in its own colour channel): lower the camera's exposure or gain")
+    return reasons
 
 
 def _variant_by_lines(gray: np.ndarray, a: Attempt, names: tuple[str, ...]) -> str:

@@ -796,3 +796,43 @@ def test_a_clipping_cloths_rim_is_outlined_with_its_lamp_lit_middle():
     calib = with_measured_lens(img, cam, 2310)
     assert calib.table == disc.table.name
     assert_mapped_within_prediction(calib, disc.table, cam)
+
+
+def test_the_rings_a_cloth_clipping_in_its_own_channel_splits_into_are_one_cloth(
+        monkeypatch):
+    """Benchmark scene 6256: a red cloth at 255 red over 90% of the table. With red held
+    at 255 while green and blue rise toward the lamps, the cloth's chromaticity moves
+    with its brightness: k-means split it into a lamp-lit middle, a ring and a rim
+    further apart than one surface's clusters are joined, the middle alone made no four
+    straight sides, and the frame was refused as overexposed. Where pixels clipped in
+    one channel keep their colour, the clusters are joined by a longer step
+    (`detect.CLIPPED_CHROMA_STEP`) and the table is calibrated."""
+    import calibration.detect as detect
+
+    disc, cam, look, img, _ = render.calibration_scene(6256)
+    assert look.cloth == "red"
+    xy, px = grid_truth(disc.table, cam)
+    inside = np.round(px).astype(int)
+    red_only = (img[inside[:, 1], inside[:, 0]] >= 250).sum(axis=1) == 1
+    assert red_only.mean() > 0.5  # the scene is what it claims: red alone clips
+    monkeypatch.setattr(detect, "CLIPPED_CHROMA_STEP", detect.CHROMA_STEP)
+    with pytest.raises(CalibrationError, match="overexposed"):
+        detect.find_cloth(img)
+    monkeypatch.undo()
+    calib = with_measured_lens(img, cam, 6256)
+    assert calib.table == disc.table.name
+    assert_mapped_within_prediction(calib, disc.table, cam)
+
+
+def test_a_refusal_of_a_cloth_clipping_in_its_own_channel_names_the_exposure_first():
+    """Benchmark scene 5204: five pins on a red cloth at 255 red over 81% of the table.
+    Its rings are one cloth since `detect.CLIPPED_CHROMA_STEP`, and its outline is
+    found, but the pearl sights on the lit maple fit no profile well enough (a wrong
+    fit, thousands of millimetres off, refused on its residuals). Before, the frame was
+    refused as overexposed: the refusal still says that first, with its remedy."""
+    disc, cam, look, img, _ = render.calibration_scene(5204)
+    assert look.cloth == "red"
+    with pytest.raises(CalibrationError, match=r"^calibration not trusted: the cloth is "
+                       r"overexposed \(8\d% of the table's area clips in its own colour "
+                       r"channel\): lower the camera's exposure or gain; diamond residual"):
+        with_measured_lens(img, cam, 5204)
