@@ -293,9 +293,10 @@ CHROMA_STEP = 0.5
 #: held at 255 while the others rise toward the lamps, the cloth's chromaticity moves
 #: with its brightness, and k-means splits it into rings further apart (benchmark scene
 #: 6256, a red cloth at 255 red over 90% of the table: lamp-lit middle, ring and rim
-#: 0.54 and 0.60 apart, the middle alone taken and refused). [tuned: the four scenes
-#: that clip so, 284, 1309, 2310 and 6256: the cloth's clusters 0.46-0.60 apart, the
-#: nearest other surface's 1.04 or more]
+#: 0.54 and 0.60 apart, the middle alone taken and refused). [tuned: the six scenes
+#: known to clip so, 284, 1309, 2310, 5204, 6256 and 6362: the cloth's clusters
+#: 0.38-0.63 apart, the nearest off the cloth 1.04 or more;
+#: bench/clipped_cloth_clusters.py]
 CLIPPED_CHROMA_STEP = 0.8
 
 
