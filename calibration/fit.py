@@ -1560,9 +1560,11 @@ def _exposure_reasons(image: np.ndarray, region: ClothRegion, table: Table) -> l
         reasons.append(f"the rails are overexposed ({share:.0%} of them clip in two colour "
                        "channels or more), so their diamonds cannot be seen: lower the "
                        "camera's exposure or gain")
-    if region.clipped:
-        reasons.append(f"the cloth is overexposed ({region.clipped:.0%} of the table's area "
-                       "clips in its own colour channel): lower the camera's exposure or gain")
+    if region.clipped:  # the remedy said once (scene 1309: rails and cloth clip)
+        reasons.append(f"the cloth is overexposed{' too' if reasons else ''} "
+                       f"({region.clipped:.0%} of the table's area clips in its own colour "
+                       "channel)" + ("" if reasons else
+                                     ": lower the camera's exposure or gain"))
     return reasons
 
 

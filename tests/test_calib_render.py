@@ -836,3 +836,20 @@ def test_a_refusal_of_a_cloth_clipping_in_its_own_channel_names_the_exposure_fir
                        r"overexposed \(8\d% of the table's area clips in its own colour "
                        r"channel\): lower the camera's exposure or gain; diamond residual"):
         with_measured_lens(img, cam, 5204)
+
+
+def test_a_refusal_names_rails_and_cloth_overexposed_with_the_remedy_once():
+    """Benchmark scene 1309: a green cloth at 255 green beside near-white maple rails.
+    Both clip, both are said, rails first (their sights are lost), and the remedy
+    once."""
+    from calibration.lens import calibrate_lens
+    from simworld.render.board import checkerboard_views
+
+    disc, cam, look, img, _ = render.calibration_scene(1309)
+    lens, _ = calibrate_lens(checkerboard_views(cam, 15, seed=1309))
+    calib = calibrate_image(img, strict=False, lens=lens)
+    assert not calib.ok
+    first, second = calib.quality["reasons"][:2]
+    assert first.startswith("the rails are overexposed (")
+    assert second.startswith("the cloth is overexposed too (")
+    assert " ".join(calib.quality["reasons"]).count("lower the camera's exposure") == 1
