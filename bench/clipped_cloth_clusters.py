@@ -32,11 +32,7 @@ CLOTH_SHARE = 0.05  # share of the cloth's area a cloth cluster must hold
 def cloth_clusters(seed: int) -> dict:
     """The scene's clusters in the second look, and which lie on the cloth."""
     disc, cam, _, img, _ = calibration_scene(seed)
-    h, w = img.shape[:2]
-    scale = w / detect.WORK_WIDTH if w > detect.WORK_WIDTH else 1.0
-    work = (cv2.resize(img, (round(w / scale), round(h / scale)),
-                       interpolation=cv2.INTER_AREA) if scale > 1 else img.copy())
-    small = cv2.GaussianBlur(work, (detect.BLUR, detect.BLUR), 0)
+    _, small, scale = detect._work_copy(img, detect.BLUR)
     labels, centres = detect._cluster_labels(small, detect._clipped(small, 2))
     corners = table_corners(disc.table, outline_mm(disc.table, "cloth"))
     px = cam.project(np.column_stack([corners, np.zeros(len(corners))])) / scale

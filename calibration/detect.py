@@ -436,14 +436,20 @@ def _cloth_model(pixels: np.ndarray) -> ClothModel:
                       float(1.4826 * np.median(np.abs(li - np.median(li)))))
 
 
-def _find_cloth(image: np.ndarray, blur: int, clip_channels: int = 1) -> ClothRegion:
-    """The cloth region (:func:`find_cloth`); pixels with ``clip_channels`` or more
-    channels clipped have no colour of their own."""
+def _work_copy(image: np.ndarray, blur: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """The frame's copy the cloth is segmented on (at most :data:`WORK_WIDTH` across),
+    that copy smoothed by ``blur`` px, and frame px per copy px."""
     h, w = image.shape[:2]
     scale = w / WORK_WIDTH if w > WORK_WIDTH else 1.0
     work = cv2.resize(image, (round(w / scale), round(h / scale)),
                       interpolation=cv2.INTER_AREA) if scale > 1 else image.copy()
-    small = cv2.GaussianBlur(work, (blur, blur), 0)
+    return work, cv2.GaussianBlur(work, (blur, blur), 0), scale
+
+
+def _find_cloth(image: np.ndarray, blur: int, clip_channels: int = 1) -> ClothRegion:
+    """The cloth region (:func:`find_cloth`); pixels with ``clip_channels`` or more
+    channels clipped have no colour of their own."""
+    work, small, scale = _work_copy(image, blur)
     sh, sw = small.shape[:2]
     clipped = _clipped(small, clip_channels)
     labels, centres = _cluster_labels(small, clipped)

@@ -1554,17 +1554,16 @@ def _exposure_reasons(image: np.ndarray, region: ClothRegion, table: Table) -> l
     by its colour all the same, :data:`calibration.detect.CLIPPED_CHROMA_STEP`; benchmark
     scene 5204, a red cloth at 255 red over 81% of the table, whose refusal had named the
     exposure alone before its cloth was found)."""
+    remedy = ": lower the camera's exposure or gain"
     reasons = []
     share = _rails_clipped(image, region.quad, table)
     if share > RAILS_BLOWN_OUT:
         reasons.append(f"the rails are overexposed ({share:.0%} of them clip in two colour "
-                       "channels or more), so their diamonds cannot be seen: lower the "
-                       "camera's exposure or gain")
+                       f"channels or more), so their diamonds cannot be seen{remedy}")
     if region.clipped:  # the remedy said once (scene 1309: rails and cloth clip)
-        reasons.append(f"the cloth is overexposed{' too' if reasons else ''} "
-                       f"({region.clipped:.0%} of the table's area clips in its own colour "
-                       "channel)" + ("" if reasons else
-                                     ": lower the camera's exposure or gain"))
+        too, remedy = (" too", "") if reasons else ("", remedy)
+        reasons.append(f"the cloth is overexposed{too} ({region.clipped:.0%} of the table's "
+                       f"area clips in its own colour channel){remedy}")
     return reasons
 
 

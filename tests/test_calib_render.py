@@ -42,14 +42,14 @@ def true_and_turned(table, cam, truth):
                         cam.size))
 
 
-def with_measured_lens(img, cam, seed: int):
+def with_measured_lens(img, cam, seed: int, strict: bool = True):
     """Scene ``seed``'s frame ``img`` calibrated with the lens of its camera ``cam``
     measured first, as the benchmark's ``--lens`` does (15 checkerboard views)."""
     from calibration.lens import calibrate_lens
     from simworld.render.board import checkerboard_views
 
     lens, _ = calibrate_lens(checkerboard_views(cam, 15, seed=seed))
-    return calibrate_image(img, lens=lens)
+    return calibrate_image(img, lens=lens, strict=strict)
 
 
 @pytest.mark.parametrize("discipline,seed,tilt", [
@@ -842,12 +842,8 @@ def test_a_refusal_names_rails_and_cloth_overexposed_with_the_remedy_once():
     """Benchmark scene 1309: a green cloth at 255 green beside near-white maple rails.
     Both clip, both are said, rails first (their sights are lost), and the remedy
     once."""
-    from calibration.lens import calibrate_lens
-    from simworld.render.board import checkerboard_views
-
     disc, cam, look, img, _ = render.calibration_scene(1309)
-    lens, _ = calibrate_lens(checkerboard_views(cam, 15, seed=1309))
-    calib = calibrate_image(img, strict=False, lens=lens)
+    calib = with_measured_lens(img, cam, 1309, strict=False)
     assert not calib.ok
     first, second = calib.quality["reasons"][:2]
     assert first.startswith("the rails are overexposed (")
