@@ -37,6 +37,7 @@ from .detect import (
 from .diamonds import (
     MULTI_BELOW,
     OUTLINES,
+    PRUNE_RMS_PX,
     DiamondSearch,
     grow_diamonds,
     locate_diamonds,
@@ -84,10 +85,10 @@ HEIGHT_DISAGREES_SIGMA = 4.0  # fitted height this many sigmas off the measured:
 #: the self-check then cannot see (docs/calibration.md) [assumed: the renderer's spread]
 PRINCIPAL_SD = 0.005
 # a geometry whose diamonds fit the rail-plane model this many times worse than
-# another's that found as many (and worse than PRUNE_RMS_PX) is not worth a camera fit
-# (benchmark: the right geometry 0.1-0.4 px, the others 1.4-2.5 px)
+# another's that found as many (and worse than PRUNE_RMS_PX, diamonds': a set sitting
+# well) is not worth a camera fit (benchmark: the right geometry 0.1-0.4 px, the others
+# 1.4-2.5 px)
 PRUNE_RMS_RATIO = 3.0
-PRUNE_RMS_PX = 0.8
 #: a geometry's first camera fit keeping fewer than this share of the diamonds its search
 #: found is not grown (:func:`_try_profile`): in seeds 1000-1199 the geometry chosen kept
 #: 75% at least, wrong ones as few as 35%

@@ -341,6 +341,13 @@ def test_blobs_of_a_score_graphic_over_a_rail_are_trimmed_off_the_rail_model(mon
     assert distance_to_truth(res.found, truth).max() < 1.0
     assert res.rms_px <= PRUNE_RMS_PX
     monkeypatch.setattr(dmod, "TRIM_MIN_PX", float("inf"))  # the search untrimmed
+    # the thorough search tightens a loose set itself: its diamonds that sit well on
+    # one model, searched again from it, leave the letters out as trimming does
+    tightened = dmod.locate_diamonds(dark, {}, quad, table, size)
+    assert distance_to_truth(tightened.found, truth).max() < 1.0
+    assert tightened.rms_px <= PRUNE_RMS_PX
+    assert len(tightened.found) >= len(res.found)
+    monkeypatch.setattr(dmod, "_tighten", lambda *args: None)  # nor tightened
     loose = dmod.locate_diamonds(dark, {}, quad, table, size)
     assert distance_to_truth(loose.found, truth).max() > 3.0
     assert loose.rms_px > PRUNE_RMS_PX

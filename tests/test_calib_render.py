@@ -684,16 +684,21 @@ def test_sights_between_rail_lettering_calibrate_and_recheck_alike():
 
 
 @pytest.mark.parametrize("seed", [1840, 2194])
-def test_sights_on_rails_the_cloth_took_in_are_found_with_the_grain_taken_out(seed):
+def test_sights_on_rails_the_cloth_took_in_are_found_with_the_grain_taken_out(
+        seed, monkeypatch):
     """Benchmark scenes 1840 (a tan cloth, white sights on maple of nearly its colour)
     and 2194 (a tan cloth, "BILLIARD CLUB" along every rail between the sights, a score
     graphic over one): the cloth's region took the rails in, and every search in it
     as the cloth's outline found too few sights (9 and 11 of 20 and 18: refused). With
     the outline taken for the rails' outer edge and the rails' lengthwise streaks (the
     grain, the rows of letters) taken out, the sights are found, the mapping is right,
-    and the re-check on the same frame looks the same way and says ok."""
+    and the re-check on the same frame looks the same way and says ok. (2194's sights
+    are found earlier now, where a loose set is searched further: the test after
+    next; here a set is taken however loosely it sits, as it was.)"""
     from calibration import check
+    from calibration import diamonds as dmod
 
+    monkeypatch.setattr(dmod, "PRUNE_RMS_PX", float("inf"))
     disc, cam, _, img, _ = render.calibration_scene(seed)
     calib = with_measured_lens(img, cam, seed)
     assert calib.grain and calib.table == disc.table.name
@@ -718,6 +723,37 @@ def test_sights_beside_brighter_letters_on_rails_the_cloth_took_in_are_found():
     assert calib.quality["diamonds_found"] >= 0.8 * calib.quality["diamonds_expected"]
     assert_mapped_within_prediction(calib, disc.table, cam)
     assert check(img, calib).status == "ok"
+
+
+@pytest.mark.parametrize("seed", [6404, 2194])
+def test_sights_among_letters_are_found_from_those_sitting_well(seed, monkeypatch):
+    """Benchmark scene 6404: one-cushion at 1280 px, grey sights 9 mm across on brown
+    wood, "CAROM CUP", "BILLIARD CLUB" along every rail in letters brighter than the
+    sights, 8-10 px beside them; the cloth's outline 9 px off the rails' true place.
+    Every blob near each rough place put three letters into a set of 16 of 20 sights
+    at 1.5 px RMS, and the search stopped there, most sights found: too loose to
+    trust, and no other search did better (refused, the pool table's sights chosen).
+    A set that sits loosely is now searched further: the 13 sights among the 16 sit
+    within 0.2 px of one model, and searched again from it all the sights are found
+    (and the local median's search, tried on, finds 20 at 0.15 px): calibrated, the
+    table right, the mapping within its prediction. 2194 (rows of "BILLIARD CLUB"
+    between the sights, nearly as bright, the cloth's region taking the rails in) so
+    too, before the grain searches."""
+    from calibration import diamonds as dmod
+
+    disc, cam, look, img, _ = render.calibration_scene(seed)
+    assert look.rail_text
+    assert max(look.rail_text_colour) > (1.0 if seed == 6404 else 0.9) * max(look.diamond)
+    calib = with_measured_lens(img, cam, seed)
+    assert calib.table == disc.table.name and not calib.grain
+    assert calib.quality["diamonds_found"] >= 0.8 * calib.quality["diamonds_expected"]
+    assert_mapped_within_prediction(calib, disc.table, cam)
+    monkeypatch.setattr(dmod, "PRUNE_RMS_PX", float("inf"))  # most found: settled
+    as_before = with_measured_lens(img, cam, seed, strict=False)
+    if seed == 6404:
+        assert not as_before.quality["ok"]
+    else:
+        assert as_before.grain
 
 
 def test_a_ball_on_a_starting_spot_is_seen_round_its_tilted_outline():
