@@ -708,8 +708,9 @@ MAX_BLOBS = 5  # blobs kept near each diamond's rough place
 #: px RMS from the rail model within which a set of diamonds sits well (the right
 #: geometry 0.1-0.4 px in the benchmark, the others 1.4-2.5 px); a set that found most
 #: diamonds but sits more loosely than this is not settled: every blob near each is
-#: tried too (benchmark scene 6404: sponsor letters brighter than the sights, 9 px beside
-#: three of them, got into a set of 16 of 20 at 1.5 px; every blob near each, 20 at 0.1 px)
+#: tried too, and the set tightened (:func:`_tighten`; benchmark scene 6404: sponsor
+#: letters brighter than the sights, 9 px beside three of them, got into a set of 16 of
+#: 20 at 1.5 px, which ended the search)
 PRUNE_RMS_PX = 0.8
 
 
@@ -891,18 +892,19 @@ def _tighten(th: np.ndarray, table: Table, fit: tuple[RailModel, dict[int, np.nd
     few blobs beside their diamonds that pulled the model toward them, so that the
     search around its predictions took them again: benchmark scene 6404, sponsor
     letters 9 px beside three sights of one rail, brighter than them (16 of 20 at 1.5
-    px; the 13 sights among them within 0.2 px of one model, from which all 20 are
-    found at 0.1 px)."""
+    px; the 13 sights among them within 0.2 px of one model, from which 19 are found
+    at 0.17 px)."""
     model, found = fit
     idx = sorted(found)
     src, dst = np.array(table.diamonds, float)[idx], np.array([found[i] for i in idx])
     tight = 2 * PRUNE_RMS_PX
     # undistorted by the loose model's k (a coarser grid of k moves a diamond by more
     # than the tolerance), then refined with k free again
-    H = ransac_homography(src, _undistort(dst, model.k, model.size), tight, 200)
+    undistorted = _undistort(dst, model.k, model.size)
+    H = ransac_homography(src, undistorted, tight, 200)
     if H is None:
         return None
-    inlier = np.linalg.norm(_apply(H, src) - _undistort(dst, model.k, model.size), axis=1)
+    inlier = np.linalg.norm(_apply(H, src) - undistorted, axis=1)
     core = _refine(src, dst, model.size, tight, inlier < tight, model.k)
     if core is None or core[1].sum() < MIN_DIAMONDS:
         return None
