@@ -218,10 +218,13 @@ def summarise(rows: list[dict], label: str = "") -> str:
                              (f"the fit's principal point prior {max(pp_sd or [0]):g} of the "
                               "width" if pp_sd and max(pp_sd) else
                               "the principal point held at the frame's centre", pp_sd)) if on]
+    seeds = sorted(r["seed"] for r in rows)
+    which = (f"--n {n}" if not seeds or seeds == list(range(seeds[0], seeds[0] + n))
+             else "--seeds " + " ".join(map(str, seeds)))
     lines = [
         "# Calibration benchmark" + (f" ({'; '.join(title)})" if title else ""),
         "",
-        f"`python bench/bench_calibration.py --n {n}{tilt_arg}` — {n} rendered scenes "
+        f"`python bench/bench_calibration.py {which}{tilt_arg}` — {n} rendered scenes "
         "(simworld.render:"
         f" random camera up to {tilt:g} deg tilt, yaw,"
         " roll, focal length, k1/k2/p1/p2, 1280x720 or"
@@ -390,6 +393,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--seeds", type=int, nargs="+", metavar="SEED",
+                    help="these scenes instead of --start/--n (say, those an earlier "
+                    "batch refused, run again at this commit)")
     ap.add_argument("--max-tilt", type=float, default=20.0,
                     help="cameras up to this far off vertical (deg); the target is for 20")
     ap.add_argument("--camera-height-sd", type=float, default=None, metavar="MM",

@@ -54,12 +54,13 @@ def run_rows(jobs: list, evaluate, describe, jsonl: str | None) -> list[dict]:
 
 
 def seed_rows(args, evaluate, describe) -> list[dict]:
-    """The rows of a benchmark over seeds ``--start`` .. ``--start + --n``: those kept by
-    earlier runs (``--summarise``), or a run's (:func:`run_rows`)."""
+    """The rows of a benchmark over seeds ``--start`` .. ``--start + --n`` (or the
+    ``--seeds`` listed, where the benchmark has that option): those kept by earlier runs
+    (``--summarise``), or a run's (:func:`run_rows`)."""
     if args.summarise:
         return read_seed_rows(args.summarise)
-    return run_rows(list(range(args.start, args.start + args.n)), evaluate, describe,
-                    args.jsonl)
+    seeds = getattr(args, "seeds", None) or list(range(args.start, args.start + args.n))
+    return run_rows(list(seeds), evaluate, describe, args.jsonl)
 
 
 def write_summary(path: str, text: str, n_rows: int) -> None:

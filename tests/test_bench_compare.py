@@ -127,3 +127,8 @@ def test_the_calibration_summary_says_when_every_scene_was_calibrated():
     assert "None: every scene was calibrated." in tail
     tail = summarise([calibrated, refused]).split("## Scenes not calibrated")[1]
     assert "- seed 2 five_pins 1280: no table found" in tail and "None" not in tail
+    # the command a summary quotes runs the same scenes again: a range by --n, scenes
+    # picked here and there (an earlier batch's refusals) by --seeds
+    assert "bench_calibration.py --n 2`" in summarise([calibrated, refused])
+    far = refused | {"seed": 7}
+    assert "bench_calibration.py --seeds 1 7`" in summarise([calibrated, far])
