@@ -17,6 +17,10 @@ from .camera import CameraModel, camera_matrix
 from .detect import CalibrationError
 from .result import Calibration
 
+#: the diamonds' fit may move a hand-given corner by this much (mm) and no more: a
+#: click a few pixels off moves it a few mm; a fit on the wrong blobs, far more
+MAX_CORNER_MOVE_MM = 60.0
+
 
 def parse_corners(text: str) -> np.ndarray:
     """``x1,y1,...,x4,y4`` -> (4, 2) array; a clear error names what is wrong."""
@@ -35,7 +39,7 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
     found where the corners say. ``lens``: a measured lens (calibration.lens) for the
     focal length and distortion the corners alone cannot give."""
     from .diamonds import table_corners
-    from .fit import Observations, focal_from_homography, pose_from_homography
+    from .fit import diamonds_seen, focal_from_homography, pose_from_homography
     table = get_table(table_name)
     h, w = image.shape[:2]
     size = (w, h)
@@ -47,7 +51,11 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
     if area <= 0:
         raise ValueError("--corners must be head-left, foot-left, foot-right, head-right "
                          "(clockwise on screen); these run the other way or are degenerate")
-    H, _ = cv2.findHomography(table_corners(table), px)
+    ideal = px
+    if lens is not None:  # the homography is of the ideal (undistorted) image
+        ideal = cv2.undistortPoints(px.reshape(-1, 1, 2), lens.K, lens.dist,
+                                    P=lens.K).reshape(-1, 2)
+    H, _ = cv2.findHomography(table_corners(table), ideal)
     if H is None:
         raise CalibrationError("--corners do not define a table (degenerate quadrilateral)")
     if lens is not None:
@@ -63,36 +71,62 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
                         quality={"ok": True, "diamonds_found": 0, "reasons": [],
                                  "note": note},
                         warnings=["calibrated from hand-given corners"], lens=lens)
-    # refine with the diamonds when they can be found near where the corners say
+    # refine with the diamonds when they can be found near where the corners say: each
+    # kind of sight is looked for, and the set whose fit sits best is kept (a dark
+    # search can "find" as many blobs in light wood's grain, none of them a diamond)
     try:
-        from .detect import SIGHTS, find_blob_near, sight_image, tophat
-        from .fit import diamonds_seen, fit_camera
-        ppm = f / max(abs(cam.centre[2]), 1.0)
-        min_peak = 10.0
-        expected = cam.table_to_image(table.diamonds, table.rail_top_height)
-        found: dict = {}
-        for sights in SIGHTS:  # white, pearl on light wood, black: where most show
-            th = tophat(sight_image(image, sights), 45 * ppm)
-            hits = {}
-            for i, p in enumerate(expected):
-                hit = find_blob_near(th, p, max(4.0, 30 * ppm), min_peak, 40 * ppm + 4)
-                if hit is not None:
-                    hits[i] = hit[0]
-            if len(hits) > len(found):
-                found, calib.sights = hits, sights
-        if len(found) >= 0.6 * len(table.diamonds):
-            obs = Observations(diamonds=found, lens=lens)
-            obs.spots = {}
-            cam2, _, (res, prob, obs) = fit_camera(table, size, obs, cam, np.zeros(4), f)
-            rd, _, _ = prob.parts(res.x)
-            rms = float(np.sqrt(np.mean(np.sum(rd ** 2, axis=1))))
-            moved = np.abs(cam2.image_to_table(px) - table_corners(table)).max()
-            if rms < 1.2 and moved < 60:
-                calib.camera = cam2
-                calib.diamonds_px = diamonds_seen(table, prob)
-                calib.quality.update({"diamonds_found": len(prob.d_idx),
-                                      "diamond_rms_mm": round(rms, 3),
-                                      "note": "hand-given corners refined on the diamonds"})
+        best = _refined_on_diamonds(image, table, cam, px, f, lens)
     except (np.linalg.LinAlgError, ValueError, cv2.error):
-        pass
+        best = None
+    if best is not None:
+        cam2, prob, rms, sights = best
+        calib.camera, calib.sights = cam2, sights
+        calib.diamonds_px = diamonds_seen(table, prob)
+        calib.quality.update({"diamonds_found": len(prob.d_idx),
+                              "diamond_rms_mm": round(rms, 3),
+                              "note": "hand-given corners refined on the diamonds"})
+    elif lens is None:
+        calib.warnings.append(
+            "the corners could not be refined on the diamonds, and with no lens given its "
+            "distortion is taken as none: toward the cushions the map can be centimetres "
+            "off; measure the lens once (cueref lens) and give it with --lens")
+    else:
+        calib.warnings.append("the corners could not be refined on the diamonds: the map "
+                              "is as exact as the corners given")
     return calib
+
+
+def _refined_on_diamonds(image: np.ndarray, table, cam: CameraModel, px: np.ndarray,
+                         f: float, lens) -> tuple | None:
+    """(camera, problem, diamond RMS mm, sights) of the best fit on diamonds found near
+    where the corners' camera puts them, or None when no set holds: at least
+    ``MIN_FOUND`` of the table's diamonds, sitting within the RMS bar, and a pose that
+    moves no corner by more than ``MAX_CORNER_MOVE_MM``."""
+    from .detect import SIGHTS, find_blob_near, sight_image, tophat
+    from .diamonds import table_corners
+    from .fit import MIN_FOUND, Observations, fit_camera, max_rms_mm
+
+    size = cam.size
+    ppm = f / max(abs(cam.centre[2]), 1.0)
+    expected = cam.table_to_image(table.diamonds, table.rail_top_height)
+    best = None
+    for sights in SIGHTS:  # white, pearl on light wood, black
+        th = tophat(sight_image(image, sights), 45 * ppm)
+        found = {}
+        for i, p in enumerate(expected):
+            hit = find_blob_near(th, p, max(4.0, 30 * ppm), 10.0, 40 * ppm + 4)
+            if hit is not None:
+                found[i] = hit[0]
+        if len(found) < max(MIN_FOUND * len(table.diamonds), 4):
+            continue
+        obs = Observations(diamonds=found, lens=lens)
+        obs.spots = {}
+        cam2, _, (res, prob, obs) = fit_camera(table, size, obs, cam, np.zeros(4), f)
+        rd, _, _ = prob.parts(res.x)
+        rms = float(np.sqrt(np.mean(np.sum(rd ** 2, axis=1))))
+        moved = np.abs(cam2.image_to_table(px) - table_corners(table)).max()
+        if (rms <= max_rms_mm(lens is not None) and moved < MAX_CORNER_MOVE_MM
+                and len(prob.d_idx) >= MIN_FOUND * len(table.diamonds)
+                and (best is None or rms < best[2])):
+            best = (cam2, prob, rms, sights)
+    return best
