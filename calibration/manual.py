@@ -1,7 +1,8 @@
 """The manual fallback: four playing-surface corners given by hand.
 
-Order: head-left, foot-left, foot-right, head-right (the corners of the cushion-nose
-rectangle as seen from above). The corners give a homography of the cloth; the pose
+Order: head-left, foot-left, foot-right, head-right: the corners of the rectangle of
+the cushion noses (the playing surface's edge), where the noses of two cushions meet,
+at the cushions' height above the cloth. The corners give a homography of the cloth; the pose
 follows from it (focal length from the perspective, or a prior when the view is
 frontal). When the diamonds can then be found, the automatic fit refines it.
 """
@@ -63,7 +64,10 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
     else:
         f = focal_from_homography(H, size) or 1.2 * w
         K, dist = camera_matrix(f, size), np.zeros(5)
-    rvec, tvec = pose_from_homography(H, K, 0.0)
+    # the corners are the noses' (what a person sees as the playing surface's edge from
+    # above), a cushion's height over the cloth: taken on the cloth, a tilted view's map
+    # was 20-45 mm off
+    rvec, tvec = pose_from_homography(H, K, -table.cushion_height)
     cam = CameraModel(K, dist, rvec, tvec, size)
     note = "four corners given by hand; " + ("the lens measured" if lens is not None
                                             else "no distortion")
@@ -124,7 +128,8 @@ def _refined_on_diamonds(image: np.ndarray, table, cam: CameraModel, px: np.ndar
         cam2, _, (res, prob, obs) = fit_camera(table, size, obs, cam, np.zeros(4), f)
         rd, _, _ = prob.parts(res.x)
         rms = float(np.sqrt(np.mean(np.sum(rd ** 2, axis=1))))
-        moved = np.abs(cam2.image_to_table(px) - table_corners(table)).max()
+        moved = np.abs(cam2.image_to_table(px, table.cushion_height)
+                       - table_corners(table)).max()
         if (rms <= max_rms_mm(lens is not None) and moved < MAX_CORNER_MOVE_MM
                 and len(prob.d_idx) >= MIN_FOUND * len(table.diamonds)
                 and (best is None or rms < best[2])):

@@ -2,7 +2,8 @@
 
 Benchmark scene 6601: a Russian pyramid table at 1920 px through a strongly barrelled
 lens (k1 -0.18). Before the homography was taken on the undistorted corners, the same
-corners with the lens measured mapped the cloth 160 mm off.
+corners with the lens measured mapped the cloth 160 mm off; before the corners were
+taken at the noses' height (46 mm here) rather than on the cloth, 44 mm off.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ def _scene():
 
 
 def _corners_and_grid(disc, cam):
-    t = disc.table
-    corners = cam.project(np.column_stack([table_corners(t), np.zeros(4)]))
+    t = disc.table  # the corners where the cushion noses meet, at the noses' height
+    corners = cam.project(np.column_stack([table_corners(t), np.full(4, t.cushion_height)]))
     gx, gy = np.meshgrid(np.linspace(0, t.length, 29), np.linspace(0, t.width, 15))
     xy = np.column_stack([gx.ravel(), gy.ravel()])
     return corners, xy, cam.project(np.column_stack([xy, np.zeros(len(xy))]))

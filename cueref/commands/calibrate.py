@@ -25,8 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", required=True, help="calibration JSON to write")
     p.add_argument("--debug", metavar="PNG", help="picture of what was found over the frame")
     p.add_argument("--corners", metavar="X1,Y1,...,X4,Y4",
-                   help="manual fallback: playing-surface corners in px, head-left, "
-                        "foot-left, foot-right, head-right")
+                   help="manual fallback: the playing surface's corners in px, where "
+                        "the cushion noses meet, head-left, foot-left, foot-right, "
+                        "head-right")
     p.add_argument("--lux", type=float, metavar="LUX",
                    help="one lux-meter reading (mean over the cloth) taken with this frame: "
                         "calibrates the light meter (fixed-exposure cameras only)")
