@@ -40,7 +40,12 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
     found where the corners say. ``lens``: a measured lens (calibration.lens) for the
     focal length and distortion the corners alone cannot give."""
     from .diamonds import table_corners
-    from .fit import diamonds_seen, focal_from_homography, pose_from_homography
+    from .fit import (
+        diamonds_seen,
+        focal_from_homography,
+        max_predicted_mm,
+        pose_from_homography,
+    )
     table = get_table(table_name)
     h, w = image.shape[:2]
     size = (w, h)
@@ -83,12 +88,22 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
     except (np.linalg.LinAlgError, ValueError, cv2.error):
         best = None
     if best is not None:
-        cam2, prob, rms, sights = best
+        cam2, prob, rms, sights, (pred, pred_ball) = best
         calib.camera, calib.sights = cam2, sights
         calib.diamonds_px = diamonds_seen(table, prob)
         calib.quality.update({"diamonds_found": len(prob.d_idx),
                               "diamond_rms_mm": round(rms, 3),
+                              "predicted_max_error_mm": round(pred, 3),
+                              "predicted_ball_error_mm": round(pred_ball, 3),
                               "note": "hand-given corners refined on the diamonds"})
+        bar = max_predicted_mm(lens is not None)
+        if pred > bar:
+            calib.warnings.append(
+                f"the diamonds found near the corners hold the map to {pred:.1f} mm only "
+                f"(predicted, over the {bar} mm bar)" + (
+                    ": without the lens they pin its focal length and distortion loosely;"
+                    " measure the lens once (cueref lens) and give it with --lens"
+                    if lens is None else ": check them in --debug"))
     elif lens is None:
         calib.warnings.append(
             "the corners could not be refined on the diamonds, and with no lens given its "
@@ -102,13 +117,22 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
 
 def _refined_on_diamonds(image: np.ndarray, table, cam: CameraModel, px: np.ndarray,
                          f: float, lens) -> tuple | None:
-    """(camera, problem, diamond RMS mm, sights) of the best fit on diamonds found near
+    """(camera, problem, diamond RMS mm, sights, predicted error mm on the cloth and at
+    the balls' centres) of the best fit on diamonds found near
     where the corners' camera puts them, or None when no set holds: at least
     ``MIN_FOUND`` of the table's diamonds, sitting within the RMS bar, and a pose that
     moves no corner by more than ``MAX_CORNER_MOVE_MM``."""
     from .detect import SIGHTS, find_blob_near, sight_image, tophat
     from .diamonds import table_corners
-    from .fit import MIN_FOUND, Observations, fit_camera, max_rms_mm
+    from .fit import (
+        MIN_FOUND,
+        Observations,
+        ball_centre_height,
+        fit_camera,
+        max_rms_mm,
+        self_check,
+        weighted_fit,
+    )
 
     size = cam.size
     ppm = f / max(abs(cam.centre[2]), 1.0)
@@ -133,5 +157,15 @@ def _refined_on_diamonds(image: np.ndarray, table, cam: CameraModel, px: np.ndar
         if (rms <= max_rms_mm(lens is not None) and moved < MAX_CORNER_MOVE_MM
                 and len(prob.d_idx) >= MIN_FOUND * len(table.diamonds)
                 and (best is None or rms < best[2])):
-            best = (cam2, prob, rms, sights)
-    return best
+            best = (cam2, prob, rms, sights, obs, res)
+    if best is None:
+        return None
+    # the final pose weighs the diamonds by their own scatter, and the self-check says
+    # how far it can be trusted (without the lens the diamonds alone hold the focal
+    # length and distortion loosely: a map several mm off, found within the RMS bar)
+    cam2, prob, rms, sights, obs, res = best
+    cam2, offs, (res, prob, obs) = weighted_fit(table, size, obs, cam2, np.zeros(4), prob,
+                                                res.x)
+    pred = self_check(table, size, obs, cam2, offs, res, prob,
+                      (0.0, ball_centre_height(table)))
+    return cam2, prob, rms, sights, tuple(map(float, pred))

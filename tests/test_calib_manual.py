@@ -68,3 +68,21 @@ def test_corners_clicked_a_little_off_are_refined_on_the_diamonds():
     assert q["note"] == "hand-given corners refined on the diamonds"
     assert np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max() < 1.0
     assert not any("could not be refined" in w for w in calib.warnings)
+
+
+def test_corners_refined_without_the_lens_say_how_far_to_trust_them():
+    """Benchmark scene 11 (three-cushion, 1280 px, k1 -0.10) unaided: the diamonds found
+    near the corners pin the focal length and distortion loosely, and the map they
+    give sits several mm off within the diamonds' RMS bar. The self-check says so and
+    the calibration warns, rather than handing the map over as if exact."""
+    from calibration.fit import max_predicted_mm
+
+    disc, cam, _, img, _ = render.calibration_scene(11)
+    corners, xy, px = _corners_and_grid(disc, cam)
+    calib = calibrate_from_corners(img, corners, disc.table.name)
+    q = calib.quality
+    assert q["note"] == "hand-given corners refined on the diamonds"
+    err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max()
+    assert err > 3.0  # the case the warning is for (a wrong call's size)
+    assert q["predicted_max_error_mm"] > max_predicted_mm(False)
+    assert any("hold the map to" in w and "--lens" in w for w in calib.warnings)
