@@ -21,6 +21,10 @@ from .result import Calibration
 #: the diamonds' fit may move a hand-given corner by this much (mm) and no more: a
 #: click a few pixels off moves it a few mm; a fit on the wrong blobs, far more
 MAX_CORNER_MOVE_MM = 60.0
+#: with the lens measured the pose has six unknowns: this many diamonds refine it (the
+#: self-check then says how far; unaided, ``fit.MIN_FOUND`` of the table's, as the
+#: automatic fit asks)
+MIN_WITH_LENS = 6
 
 
 def parse_corners(text: str) -> np.ndarray:
@@ -118,10 +122,10 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
 def _refined_on_diamonds(image: np.ndarray, table, cam: CameraModel, px: np.ndarray,
                          f: float, lens) -> tuple | None:
     """(camera, problem, diamond RMS mm, sights, predicted error mm on the cloth and at
-    the balls' centres) of the best fit on diamonds found near
-    where the corners' camera puts them, or None when no set holds: at least
-    ``MIN_FOUND`` of the table's diamonds, sitting within the RMS bar, and a pose that
-    moves no corner by more than ``MAX_CORNER_MOVE_MM``."""
+    the balls' centres) of the best fit on diamonds found near where the corners'
+    camera puts them, or None when no set holds: at least ``MIN_WITH_LENS`` diamonds
+    with the lens given (``MIN_FOUND`` of the table's without), sitting within the RMS
+    bar, and a pose that moves no corner by more than ``MAX_CORNER_MOVE_MM``."""
     from .detect import SIGHTS, find_blob_near, sight_image, tophat
     from .diamonds import table_corners
     from .fit import (
@@ -145,7 +149,8 @@ def _refined_on_diamonds(image: np.ndarray, table, cam: CameraModel, px: np.ndar
             hit = find_blob_near(th, p, max(4.0, 30 * ppm), 10.0, 40 * ppm + 4)
             if hit is not None:
                 found[i] = hit[0]
-        if len(found) < max(MIN_FOUND * len(table.diamonds), 4):
+        need = MIN_WITH_LENS if lens is not None else MIN_FOUND * len(table.diamonds)
+        if len(found) < max(need, 4):
             continue
         obs = Observations(diamonds=found, lens=lens)
         obs.spots = {}
@@ -155,7 +160,7 @@ def _refined_on_diamonds(image: np.ndarray, table, cam: CameraModel, px: np.ndar
         moved = np.abs(cam2.image_to_table(px, table.cushion_height)
                        - table_corners(table)).max()
         if (rms <= max_rms_mm(lens is not None) and moved < MAX_CORNER_MOVE_MM
-                and len(prob.d_idx) >= MIN_FOUND * len(table.diamonds)
+                and len(prob.d_idx) >= need
                 and (best is None or rms < best[2])):
             best = (cam2, prob, rms, sights, obs, res)
     if best is None:
