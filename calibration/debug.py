@@ -14,7 +14,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .fit import diamond_names
+from .fit import diamond_names, max_predicted_mm
 from .light import lamps_from_records
 from .result import Calibration
 
@@ -76,7 +76,11 @@ def draw_debug(frame: np.ndarray, calib: Calibration) -> np.ndarray:
     _draw_lamps(img, calib)
     q = calib.quality
     ok = q.get("ok", False)
-    lines = [f"{calib.table}  {'OK' if ok else 'NOT TRUSTED'}  ({calib.method})",
+    pred = q.get("predicted_max_error_mm")
+    # a calibration taken as given (corners by hand) whose self-check is over the bar
+    over = ok and pred is not None and pred > max_predicted_mm(calib.lens is not None)
+    lines = [f"{calib.table}  {'OK' if ok else 'NOT TRUSTED'}  ({calib.method})"
+             + ("  PREDICTED ERROR OVER THE BAR" if over else ""),
              f"diamonds {q.get('diamonds_found', 0)}/{q.get('diamonds_expected', '?')}  "
              f"rms {q.get('diamond_rms_mm', float('nan'))} mm  "
              f"predicted max {q.get('predicted_max_error_mm') or '-'} mm "
@@ -92,7 +96,8 @@ def draw_debug(frame: np.ndarray, calib: Calibration) -> np.ndarray:
         y = 28 + 26 * i
         cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 4, cv2.LINE_AA)
         cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
-                    (0, 230, 0) if ok else (0, 0, 255), 2, cv2.LINE_AA)
+                    (0, 165, 255) if over else (0, 230, 0) if ok else (0, 0, 255), 2,
+                    cv2.LINE_AA)
     return img
 
 

@@ -81,7 +81,8 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
     note = "four corners given by hand; " + ("the lens measured" if lens is not None
                                             else "no distortion")
     calib = Calibration(table=table.name, camera=cam, method="corners",
-                        quality={"ok": True, "diamonds_found": 0, "reasons": [],
+                        quality={"ok": True, "diamonds_found": 0,
+                                 "diamonds_expected": len(table.diamonds), "reasons": [],
                                  "note": note},
                         warnings=["calibrated from hand-given corners"], lens=lens)
     # refine with the diamonds when they can be found near where the corners say: each
@@ -92,9 +93,10 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
     except (np.linalg.LinAlgError, ValueError, cv2.error):
         best = None
     if best is not None:
-        cam2, prob, rms, sights, (pred, pred_ball) = best
+        cam2, prob, rms, sights, (pred, pred_ball), residuals = best
         calib.camera, calib.sights = cam2, sights
         calib.diamonds_px = diamonds_seen(table, prob)
+        calib.residuals = residuals
         calib.quality.update({"diamonds_found": len(prob.d_idx),
                               "diamond_rms_mm": round(rms, 3),
                               "predicted_max_error_mm": round(pred, 3),
@@ -122,15 +124,17 @@ def calibrate_from_corners(image: np.ndarray, corners, table_name: str,
 def _refined_on_diamonds(image: np.ndarray, table, cam: CameraModel, px: np.ndarray,
                          f: float, lens) -> tuple | None:
     """(camera, problem, diamond RMS mm, sights, predicted error mm on the cloth and at
-    the balls' centres) of the best fit on diamonds found near where the corners'
-    camera puts them, or None when no set holds: at least ``MIN_WITH_LENS`` diamonds
-    with the lens given (``MIN_FOUND`` of the table's without), sitting within the RMS
-    bar, and a pose that moves no corner by more than ``MAX_CORNER_MOVE_MM``."""
+    the balls' centres, residual mm per diamond) of the best fit on diamonds found near
+    where the corners' camera puts them, or None when no set holds: at least
+    ``MIN_WITH_LENS`` diamonds with the lens given (``MIN_FOUND`` of the table's
+    without), sitting within the RMS bar, and a pose that moves no corner by more than
+    ``MAX_CORNER_MOVE_MM``."""
     from .detect import SIGHTS, find_blob_near, sight_image, tophat
     from .diamonds import table_corners
     from .fit import (
         MIN_FOUND,
         Observations,
+        _residuals,
         ball_centre_height,
         fit_camera,
         max_rms_mm,
@@ -173,4 +177,5 @@ def _refined_on_diamonds(image: np.ndarray, table, cam: CameraModel, px: np.ndar
                                                 res.x)
     pred = self_check(table, size, obs, cam2, offs, res, prob,
                       (0.0, ball_centre_height(table)))
-    return cam2, prob, rms, sights, tuple(map(float, pred))
+    residuals = _residuals(table, res, prob)[0]
+    return cam2, prob, rms, sights, tuple(map(float, pred)), residuals

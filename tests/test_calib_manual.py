@@ -13,6 +13,7 @@ import pytest
 
 render = pytest.importorskip("simworld.render")
 
+from calibration.debug import draw_debug  # noqa: E402
 from calibration.diamonds import table_corners  # noqa: E402
 from calibration.fit import MIN_FOUND  # noqa: E402
 from calibration.lens import calibrate_lens  # noqa: E402
@@ -68,6 +69,9 @@ def test_corners_clicked_a_little_off_are_refined_on_the_diamonds():
     assert q["note"] == "hand-given corners refined on the diamonds"
     assert np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max() < 1.0
     assert not any("could not be refined" in w for w in calib.warnings)
+    # the debug picture colours each diamond by its residual, out of the table's count
+    assert set(calib.residuals) == set(calib.diamonds_px)
+    assert q["diamonds_expected"] == len(s["disc"].table.diamonds)
 
 
 def test_corners_refined_without_the_lens_say_how_far_to_trust_them():
@@ -108,3 +112,7 @@ def test_with_the_lens_a_few_diamonds_refine_corners_clicked_off():
     err = np.linalg.norm(calib.image_to_table(px) - xy, axis=1).max()
     assert err < 1.5 and err < q["predicted_max_error_mm"]
     assert any("hold the map to" in w for w in calib.warnings)
+    # and the debug picture's heading says so in orange, not the green of a trusted map
+    heading = draw_debug(img, calib)[:40, :700]
+    assert np.all(heading == (0, 165, 255), axis=-1).any()
+    assert not np.all(heading == (0, 230, 0), axis=-1).any()
