@@ -2,9 +2,10 @@
 
 Order: head-left, foot-left, foot-right, head-right: the corners of the rectangle of
 the cushion noses (the playing surface's edge), where the noses of two cushions meet,
-at the cushions' height above the cloth. The corners give a homography of the cloth; the pose
-follows from it (focal length from the perspective, or a prior when the view is
-frontal). When the diamonds can then be found, the automatic fit refines it.
+at the cushions' height above the cloth. The corners give a homography of the noses'
+plane; the pose follows from it (the focal length from the measured lens, else from
+the perspective, or a prior when the view is frontal). When the diamonds can then be
+found, the automatic fit refines it and its self-check says how far to trust it.
 """
 
 from __future__ import annotations
@@ -177,5 +178,5 @@ def _refined_on_diamonds(image: np.ndarray, table, cam: CameraModel, px: np.ndar
                                                 res.x)
     pred = self_check(table, size, obs, cam2, offs, res, prob,
                       (0.0, ball_centre_height(table)))
-    residuals = _residuals(table, res, prob)[0]
+    residuals, _, rms, _ = _residuals(table, res, prob)
     return cam2, prob, rms, sights, tuple(map(float, pred)), residuals
