@@ -39,7 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_light import flag_misses, read_light  # noqa: E402
-from bench.rows import add_row_options, seed_rows, write_summary  # noqa: E402
+from bench.rows import add_row_options, add_seed_options, seed_rows, write_summary  # noqa: E402
 from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
@@ -391,11 +391,7 @@ def _t(v, q) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=200)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--seeds", type=int, nargs="+", metavar="SEED",
-                    help="these scenes instead of --start/--n (say, those an earlier "
-                    "batch refused, run again at this commit)")
+    add_seed_options(ap, 200)
     ap.add_argument("--max-tilt", type=float, default=20.0,
                     help="cameras up to this far off vertical (deg); the target is for 20")
     ap.add_argument("--camera-height-sd", type=float, default=None, metavar="MM",

@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_calibration import LENS_VIEWS, cloth_grid, measure_lens  # noqa: E402
-from bench.rows import add_row_options, seed_rows, write_summary  # noqa: E402
+from bench.rows import add_row_options, add_seed_options, seed_rows, write_summary  # noqa: E402
 from calibration.diamonds import table_corners  # noqa: E402
 from calibration.lens import LensError  # noqa: E402
 from calibration.manual import calibrate_from_corners  # noqa: E402
@@ -120,11 +120,7 @@ def summarise(rows: list[dict], label: str = "") -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=100)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--seeds", type=int, nargs="+", metavar="SEED",
-                    help="these scenes instead of --start/--n (say, those the automatic "
-                    "calibration refused)")
+    add_seed_options(ap, 100)
     ap.add_argument("--click-sd", type=float, nargs="+", default=list(CLICK_SD_PX),
                     metavar="PX", help="the clicks' normal error (px), one run each")
     add_row_options(ap, "docs/bench/corners.md")

@@ -30,7 +30,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_calibration import LENS_VIEWS, cloth_grid, measure_lens  # noqa: E402
-from bench.rows import add_row_options, run_rows, seed_rows, write_summary  # noqa: E402
+from bench.rows import (  # noqa: E402
+    add_row_options,
+    add_seed_options,
+    run_rows,
+    seed_rows,
+    write_summary,
+)
 from calibration import calibrate_image  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
 from calibration.fit import diamond_names  # noqa: E402
@@ -167,9 +173,7 @@ def summarise(rows: list[dict], label: str) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=100)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--seeds", type=int, nargs="+", help="these seeds instead of a range")
+    add_seed_options(ap, 100)
     ap.add_argument("--lens", action="store_true",
                     help=f"measure each scene's lens on {LENS_VIEWS} rendered checkerboard "
                     "views first and give it to the calibration")

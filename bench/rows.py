@@ -20,6 +20,16 @@ def add_row_options(ap, out: str) -> None:
                     help="only write the summary of rows kept by earlier runs (--jsonl)")
 
 
+def add_seed_options(ap, n: int) -> None:
+    """The scenes a benchmark runs: ``--n`` from ``--start``, or the ``--seeds`` listed
+    (read by :func:`seed_rows`)."""
+    ap.add_argument("--n", type=int, default=n)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--seeds", type=int, nargs="+", metavar="SEED",
+                    help="these scenes instead of --start/--n (say, those an earlier "
+                    "batch refused, run again at this commit)")
+
+
 def read_rows(paths: list[str]) -> list[dict]:
     rows = []
     for path in paths:
