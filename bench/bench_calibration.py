@@ -56,7 +56,7 @@ from simworld.render.renderer import GAMMA  # noqa: E402
 
 def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
              balls: str = "opening", width: int | None = None,
-             principal_offset: int = 0, lens: bool = False) -> dict:
+             principal_offset: int = 0, lens: bool = False, h264: bool = False) -> dict:
     """One scene's row. ``height_sd``: the camera height is given to the calibration
     as an installer would measure it, off the truth by a normal draw of this sigma.
     ``width``: the frame is scaled to this many pixels across first: down, footage
@@ -65,8 +65,10 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
     cut off the frame's left and top twice over, so that the lens's principal point
     lies that far left of and above the frame's centre (where cueref assumes it), as a
     real lens's may. ``lens``: the lens is measured on LENS_VIEWS checkerboard views of
-    the scene's camera first, and given."""
-    disc, cam, look, img, truth = calibration_scene(seed, max_tilt, balls)
+    the scene's camera first, and given. ``h264``: the frame is a keyframe of an H.264
+    stream at the scene's ``crf`` instead of a JPEG (``Look.still_h264``)."""
+    disc, cam, look, img, truth = calibration_scene(
+        seed, max_tilt, balls, look_changes={"still_h264": True} if h264 else None)
     table = disc.table
     scale = 1.0
     if width is not None and width != img.shape[1]:
@@ -81,6 +83,8 @@ def evaluate(seed: int, max_tilt: float = 20.0, height_sd: float | None = None,
            "camera_size": list(cam.size),
            "size": [img.shape[1], img.shape[0]], "tilt": None,
            "occluders": list(truth.occluders)}
+    if h264:
+        out["h264_crf"] = int(look.crf)
     given = {}
     if lens:
         from calibration.lens import LensError
@@ -205,6 +209,9 @@ def summarise(rows: list[dict], label: str = "") -> str:
     lens_rows = [r["lens"] for r in rows if r.get("lens")]
     if lens_rows:
         tilt_arg += " --lens"
+    h264 = any("h264_crf" in r for r in rows)
+    if h264:
+        tilt_arg += " --h264"
     if any(r.get("rejudged") for r in rows):
         tilt_arg += " --jsonl ROWS; ... --summarise ROWS --rejudge"
     pp_sd = {r["principal_sd"] for r in rows if r.get("principal_sd") is not None}
@@ -213,6 +220,7 @@ def summarise(rows: list[dict], label: str = "") -> str:
     title = [w for w, on in (("camera height given", sds), ("balls in mid-game positions",
                                                              random_balls),
                              (f"frames scaled to {width} px across", width),
+                             ("H.264 keyframes", h264),
                              (f"principal point {offset} px off the frame's centre",
                               offset), ("lens measured", lens_rows),
                              (f"the fit's principal point prior {max(pp_sd or [0]):g} of the "
@@ -232,6 +240,8 @@ def summarise(rows: list[dict], label: str = "") -> str:
         " graphics; "
         + ("the balls in a random mid-game position" if random_balls
            else "the discipline's opening balls")
+        + ("; each frame a keyframe of an H.264 stream at its scene's crf (18-29), "
+           "not a JPEG" if h264 else "")
         + (f"; each frame then scaled to {width} px across" if width else "")
         + (f"; {2 * offset} px cut off each frame's left and top, so that the lens's "
            f"principal point lies {offset} px left of and above the frame's centre"
@@ -410,6 +420,9 @@ def main() -> int:
     ap.add_argument("--lens", action="store_true",
                     help=f"measure each scene's lens on {LENS_VIEWS} rendered checkerboard "
                     "views first and give it to the calibration")
+    ap.add_argument("--h264", action="store_true",
+                    help="each frame a keyframe of an H.264 stream at its scene's crf "
+                    "(18-29), as grabbed from a broadcast, instead of a JPEG")
     ap.add_argument("--principal-sd", type=float, default=None, metavar="SHARE",
                     help="the fit's prior on the principal point (1 sigma, share of the "
                     "width; default calibration.fit.PRINCIPAL_SD); 0 holds it at the "
@@ -428,7 +441,7 @@ def main() -> int:
 
     def one(seed: int) -> dict:
         r = evaluate(seed, args.max_tilt, args.camera_height_sd, args.balls, args.width,
-                     args.principal_offset, args.lens)
+                     args.principal_offset, args.lens, args.h264)
         if args.principal_sd is not None:
             r["principal_sd"] = args.principal_sd
         return r

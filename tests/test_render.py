@@ -406,6 +406,51 @@ def test_example_trajectory_renders_to_playable_h264(tmp_path, size, fps):
     assert not list(tmp_path.glob(".*part*"))
 
 
+def test_video_frames_keep_the_rendered_levels(tmp_path):
+    """A frame decoded from a clip has the levels the renderer drew: FFmpeg's default
+    RGB-to-YUV rounding once made every clip 3-5 levels darker and greener than its
+    frames (``api.SWS_FLAGS``), a bias no camera's own encoder has."""
+    traj = example_trajectory(n_frames=3, fps=25.0, stroke_t=1.0)  # nothing moves yet
+    cam = make_camera(CAROM.table, (1280, 720), tilt_deg=5)
+    out = tmp_path / "static.mp4"
+    render_video(traj, out, camera=cam, look=CLEAN, seed=3, fps=25.0)
+    cap = cv2.VideoCapture(str(out))
+    ok, frame = cap.read()
+    cap.release()
+    assert ok
+    still, _ = render_still(CAROM, dict(CAROM.opening), camera=cam, look=CLEAN, seed=3)
+    # the mean over the frame per channel (bicubic rounding: -2.9, -1.4, -2.4 levels;
+    # accurate: -1.3, -1.5, -0.9, the 4:2:0 chroma and the decoder's rounding)
+    bias = np.mean(frame.astype(int) - still.astype(int), axis=(0, 1))
+    assert np.abs(bias).max() < 2.0, bias
+
+
+def test_still_as_an_h264_keyframe_keeps_levels_and_replaces_jpeg():
+    """``Look.still_h264``: the still is the keyframe of an H.264 clip at its ``crf``
+    (a frame grabbed from a stream) instead of a JPEG; flat greys and colours come
+    back within the codec's rounding, and the frame is the one ``h264_keyframe`` gives."""
+    levels = np.arange(16, 240, 32)
+    flat = np.repeat(np.repeat(levels.astype(np.uint8), 64)[None, :, None], 64, axis=0)
+    flat = np.concatenate([np.repeat(flat, 3, axis=2),
+                           np.tile(np.array([40, 120, 30], np.uint8), (64, len(levels) * 64, 1))])
+    for crf in (18, 28):
+        back = render_api.h264_keyframe(flat, crf).astype(int)
+        for i in range(len(levels)):
+            patch = back[:, i * 64 + 16:i * 64 + 48]
+            assert np.abs(np.median(patch[16:48], axis=(0, 1)) - levels[i]).max() <= 1
+            assert np.abs(np.median(patch[80:112], axis=(0, 1)) - [40, 120, 30]).max() <= 2
+    look = replace(CLEAN, noise=True, crf=26, jpeg_quality=40)
+    layout = dict(CAROM.opening)
+    cam = make_camera(CAROM.table, (1280, 720), tilt_deg=5)
+    raw, _ = render_still(CAROM, layout, camera=cam, look=replace(look, jpeg_quality=None),
+                          seed=5)
+    jpeg, _ = render_still(CAROM, layout, camera=cam, look=look, seed=5)
+    h264, _ = render_still(CAROM, layout, camera=cam, look=replace(look, still_h264=True),
+                           seed=5)
+    assert np.array_equal(h264, render_api.h264_keyframe(raw, 26))
+    assert not np.array_equal(h264, jpeg) and not np.array_equal(h264, raw)
+
+
 def test_player_hides_balls_near_the_stroke(tmp_path):
     """The bridge hand and cue come down on a ball right behind the cue ball."""
     traj = example_trajectory(n_frames=9, fps=25.0, stroke_t=0.2, direction=(1.0, 0.0))

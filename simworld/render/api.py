@@ -123,10 +123,59 @@ def render_still(discipline: str | Discipline, layout: dict[str, tuple[float, fl
         strokes.append(ActiveStroke(stroke, tuple(layout[stroke.ball]),
                                     r.balls[stroke.ball].radius))
     image, truth = r.render(0, float(t), poses, strokes)
-    if look.jpeg_quality is not None:
+    if look.still_h264:
+        image = h264_keyframe(image, look.crf)
+    elif look.jpeg_quality is not None:
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality)])
         image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return image, truth
+
+
+#: FFmpeg's RGB to YUV conversion rounded accurately and its chroma taken from every
+#: pixel: by default it rounds down, and a rendered grey of 128 came back from the
+#: clip as (123, 126, 124), 3-5 levels darker and greener than rendered over the whole
+#: range (a camera encodes its own YUV; the bias was the renderer's alone)
+SWS_FLAGS = "accurate_rnd+full_chroma_int"
+
+
+def h264_writer(path, size: tuple[int, int], fps: float, crf: int,
+                extra: list[str] | None = None):
+    """An ``imageio_ffmpeg`` generator writing BGR frames of ``size`` to an H.264 MP4 at
+    ``path`` (x264 ``veryfast`` at ``crf``, yuv420p), already started: ``send`` each
+    frame, then ``close``."""
+    import imageio_ffmpeg
+
+    writer = imageio_ffmpeg.write_frames(
+        str(path), tuple(size), fps=fps, codec="libx264", pix_fmt_in="bgr24",
+        pix_fmt_out="yuv420p", macro_block_size=1, ffmpeg_log_level="error",
+        output_params=[*(extra or []), "-sws_flags", SWS_FLAGS, "-preset", "veryfast",
+                       "-crf", str(int(crf))])
+    writer.send(None)
+    return writer
+
+
+def h264_keyframe(image: np.ndarray, crf: int) -> np.ndarray:
+    """``image`` (BGR) as a frame grabbed from an H.264 stream shows it: encoded as the
+    keyframe of a clip at ``crf`` (x264 as :func:`render_video` writes, 4:2:0 chroma) and
+    decoded as cueref reads videos (OpenCV). A keyframe is coded on its own: the frames
+    between keyframes carry a static table's noise forward, averaged, so this is the
+    stream's least faithful frame of a still scene."""
+    import tempfile
+
+    h, w = image.shape[:2]
+    with tempfile.TemporaryDirectory(prefix="cueref-h264-") as tmp:
+        path = str(Path(tmp) / "still.mp4")
+        writer = h264_writer(path, (w, h), 25.0, crf)
+        try:
+            writer.send(np.ascontiguousarray(image))
+        finally:
+            writer.close()
+        cap = cv2.VideoCapture(path)
+        ok, frame = cap.read()
+        cap.release()
+    if not ok or frame is None or frame.shape != image.shape:
+        raise RuntimeError(f"H.264 round trip of a {w}x{h} frame failed")
+    return frame
 
 
 # ---------------------------------------------------------------------- video
@@ -225,8 +274,6 @@ def render_video(trajectory: Trajectory, path: str | os.PathLike, camera: Camera
     checked before the first frame; the video and the truth appear under their final
     names only when complete.
     """
-    import imageio_ffmpeg
-
     disc = _check_trajectory(trajectory)
     fps = check_fps(fps if fps is not None else min(max(trajectory.fps, 25.0), 60.0))
     camera = camera or default_camera(disc.table)
@@ -252,12 +299,7 @@ def render_video(trajectory: Trajectory, path: str | os.PathLike, camera: Camera
     w, h = camera.size
     frames_truth: list[FrameTruth] = []
     with atomic_path(out, suffix=".mp4") as tmp:
-        writer = imageio_ffmpeg.write_frames(
-            str(tmp), (w, h), fps=fps, codec="libx264", pix_fmt_in="bgr24",
-            pix_fmt_out="yuv420p", macro_block_size=1, ffmpeg_log_level="error",
-            output_params=["-movflags", "+faststart", "-preset", "veryfast",
-                           "-crf", str(int(look.crf))])
-        writer.send(None)
+        writer = h264_writer(tmp, (w, h), fps, look.crf, ["-movflags", "+faststart"])
         try:
             for k in range(n_frames):
                 t = k / fps

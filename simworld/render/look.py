@@ -125,6 +125,9 @@ class Look:
     graphics: bool = False  # broadcast score bar and logo
     crf: int = 23  # H.264 quality (lower is better)
     jpeg_quality: int | None = None  # stills: pass through JPEG at this quality
+    # stills: a keyframe of an H.264 stream at ``crf`` instead (a frame grabbed from a
+    # broadcast or a recording), JPEG not applied
+    still_h264: bool = False
     # mm (1 sigma): how far the stuck-on spots and the chalked lines sit off the table's
     # drawing, and the inlaid diamonds 0.6 times that (installation, not the camera)
     table_tolerance: float = 0.0
