@@ -23,7 +23,9 @@ Against the renderer's exact truth:
 
 ``--lens``: each scene's lens is first measured as an installer would
 (:mod:`calibration.lens` on 15 rendered views of a checkerboard held in front of the
-scene's camera, ``simworld.render.board``) and given to the calibration.
+scene's camera, ``simworld.render.board``) and given to the calibration. ``--h264``:
+each frame is the keyframe of an H.264 clip at its scene's crf instead of a JPEG (a
+frame grabbed from a broadcast stream, ``Look.still_h264``).
 """
 
 from __future__ import annotations
