@@ -430,9 +430,9 @@ def test_still_as_an_h264_keyframe_keeps_levels_and_replaces_jpeg():
     (a frame grabbed from a stream) instead of a JPEG; flat greys and colours come
     back within the codec's rounding, and the frame is the one ``h264_keyframe`` gives."""
     levels = np.arange(16, 240, 32)
-    flat = np.repeat(np.repeat(levels.astype(np.uint8), 64)[None, :, None], 64, axis=0)
-    flat = np.concatenate([np.repeat(flat, 3, axis=2),
-                           np.tile(np.array([40, 120, 30], np.uint8), (64, len(levels) * 64, 1))])
+    flat = np.zeros((128, len(levels) * 64, 3), np.uint8)  # greys above, a green below
+    flat[:64] = np.repeat(levels, 64)[:, None]
+    flat[64:] = (40, 120, 30)
     for crf in (18, 28):
         back = render_api.h264_keyframe(flat, crf).astype(int)
         for i in range(len(levels)):
