@@ -360,7 +360,11 @@ def test_the_sights_image_whose_diamonds_sit_nearest_a_rail_model_is_taken():
     black sights' image, searched blob by blob, 10 at 2.4 px (letters of the score bar,
     grain). Both found half a geometry's, and the tie went to the black sights: the
     pool table was fitted to them, wrong by metres. The tie now goes to the image whose
-    diamonds sit within twice the bar, and its sights are the true diamonds."""
+    diamonds sit within twice the bar, and its sights are the true diamonds. The fit
+    then takes the search over the local median (15 of the carom table's 20 at 0.74
+    px, :func:`calibration.fit._find_sights`' fallback over a weak best): the scene's
+    own geometry, refused by its self-check, two sights on the long rail the score bar
+    hides (unaided: 6.0 mm promised)."""
     from calibration import calibrate_image
     from calibration.fit import _find_sights
 
@@ -372,8 +376,9 @@ def test_the_sights_image_whose_diamonds_sit_nearest_a_rail_model_is_taken():
     assert len(err) >= 12 and np.median(err) < 1.0 and err.max() < 3.0, err
     calib = calibrate_image(img, strict=False)
     assert calib.table in GEOMETRY_GROUPS["carom"]  # the scene's own geometry, and
-    # refused for the rail the score bar hides, not for a wrong table's residuals
-    assert not calib.ok and any("long rail" in r for r in calib.quality["reasons"])
+    # refused for what its own fit promises, not for a wrong table's residuals
+    assert not calib.ok and any("predicted error" in r for r in calib.quality["reasons"])
+    assert calib.quality["diamond_rms_mm"] < 1.5
 
 
 def test_the_sights_are_seen_where_the_renderer_inlaid_them():
