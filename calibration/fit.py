@@ -1333,52 +1333,52 @@ def _find_sights(image: np.ndarray, gray: np.ndarray, region: ClothRegion, size
                 and _well_found(fallback) >= _well_found(tried[best]) + GRAIN_GAIN)
 
     grainy = (("light", gray, cache), ("pale", pale_image, pale_cache))
-    fallbacks: list[tuple[str, str, dict[str, DiamondSearch]]] = []  # none beat the best
-    for name, sights, kept in grainy:
-        # light wood's grain, streaked along the rail, taken out (scenes 218, 367)
-        grained = _search(sights, region, size, cache=kept, background="grain")
-        if beats_best(grained):
-            return name, "grain", grained
-        fallbacks.append((name, "grain", grained))
-    # pearl sights between a sponsor's dark letters on light wood: the local median as
-    # the background (scenes 711, 958), then every blob near each where the strongest
-    # found half of a geometry's (958: 13 of 18; 954, black sights: none half, 1.2 s)
-    lettered = _search(pale_image, region, size, cache=pale_cache, background="lettering")
-    if not _clean(lettered) and _found_share(lettered) >= MIN_FOUND:
-        _search(pale_image, region, size, thorough=True, searches=lettered, cache=pale_cache,
-                background="lettering")
-    if beats_best(lettered):
-        return "pale", "lettering", lettered
-    fallbacks.append(("pale", "lettering", lettered))
-    # the rails' grain taken out, on rails of the cloth's colour that its region took
-    # in (scenes 1840 and 2194, tan cloths: maple of its colour; brown wood with a
-    # sponsor's name along every rail, whose rows of letters go as the grain does)
-    for name, sights, kept in grainy:
-        grained = _rails_outlined(sights, region, size, kept, background="grain")
-        if beats_best(grained):
-            return name, "grain", grained
-        fallbacks.append((name, "grain", grained))
-    # every blob near each in grey, the region's outline taken for the rails' outer edge:
-    # rails of the cloth's colour with a sponsor's light letters beside each sight,
-    # brighter than the sight (scene 5935: grey laminate round a grey cloth; the
-    # strongest blob near each rough place was a letter: 7 of 20 found, every blob
-    # 18 of 18 at 0.24 px)
-    lettered_rails = _rails_outlined(gray, region, size, cache, thorough=True)
-    if beats_best(lettered_rails):
-        return "light", "square", lettered_rails
-    fallbacks.append(("light", "square", lettered_rails))
+
+    def fallback_searches():
+        """(sights, background, searches) of each fallback in turn, searched only when
+        asked for: the first that beats the best ends the cascade."""
+        for name, sights, kept in grainy:
+            # light wood's grain, streaked along the rail, taken out (scenes 218, 367)
+            yield name, "grain", _search(sights, region, size, cache=kept, background="grain")
+        # pearl sights between a sponsor's dark letters on light wood: the local median
+        # as the background (scenes 711, 958), then every blob near each where the
+        # strongest found half of a geometry's (958: 13 of 18; 954, black sights: none
+        # half, 1.2 s)
+        lettered = _search(pale_image, region, size, cache=pale_cache, background="lettering")
+        if not _clean(lettered) and _found_share(lettered) >= MIN_FOUND:
+            _search(pale_image, region, size, thorough=True, searches=lettered,
+                    cache=pale_cache, background="lettering")
+        yield "pale", "lettering", lettered
+        # the rails' grain taken out, on rails of the cloth's colour that its region
+        # took in (scenes 1840 and 2194, tan cloths: maple of its colour; brown wood
+        # with a sponsor's name along every rail, whose rows of letters go as the grain
+        # does)
+        for name, sights, kept in grainy:
+            yield name, "grain", _rails_outlined(sights, region, size, kept,
+                                                 background="grain")
+        # every blob near each in grey, the region's outline taken for the rails' outer
+        # edge: rails of the cloth's colour with a sponsor's light letters beside each
+        # sight, brighter than the sight (scene 5935: grey laminate round a grey cloth;
+        # the strongest blob near each rough place was a letter: 7 of 20 found, every
+        # blob 18 of 18 at 0.24 px)
+        yield "light", "square", _rails_outlined(gray, region, size, cache, thorough=True)
+
+    fallbacks = []
+    for fallback in fallback_searches():
+        if beats_best(fallback[2]):
+            return fallback
+        fallbacks.append(fallback)
     if not _choice_key(tried[best])[0]:
         # no image's search has half of a geometry's diamonds sitting well, so its fit
-        # would be refused for too few: a fallback that has, loose or not quite most,
-        # is fitted instead, and the self-check judges it (benchmark scene 7172: pearl
-        # sights on maple lit near white, 15 of 18 at 0.92 px with the grain taken out
-        # and 14 at 0.79 px over the local median, neither clean; grey's best 7 of 18
-        # sitting well, a fit 15 mm RMS off. The grain search's fit: 0.86 mm true,
-        # 1.85 mm promised)
-        keyed = [(_choice_key(f[2]), -i) for i, f in enumerate(fallbacks)]
-        top = max(range(len(fallbacks)), key=lambda i: keyed[i])
-        if keyed[top][0][0]:
-            return fallbacks[top]
+        # would be refused for too few: the fallback that has, loose or not quite most,
+        # is fitted instead (the first on a tie), and the self-check judges it
+        # (benchmark scene 7172: pearl sights on maple lit near white, 15 of 18 at
+        # 0.92 px with the grain taken out and 14 at 0.79 px over the local median,
+        # neither clean; grey's best 7 of 18 sitting well, a fit 15 mm RMS off. The
+        # local median's fit: 0.88 mm true, 1.44 mm promised)
+        top = max(fallbacks, key=lambda f: _choice_key(f[2]))
+        if _choice_key(top[2])[0]:
+            return top
     return best, "square", tried[best]
 
 
