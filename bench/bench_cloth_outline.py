@@ -1,6 +1,7 @@
 """The cloth's outline alone, against the renderer's cushions, over benchmark scenes.
 
     python bench/bench_cloth_outline.py --start 0 --n 4000 --jsonl rows.jsonl
+    python bench/bench_cloth_outline.py --start 0 --n 7700 --cloth black --against REV
     python bench/bench_cloth_outline.py --summarise a.jsonl b.jsonl --out report.md
 
 Each scene of ``bench_calibration.py`` (the same seeds, 20 deg tilt, opening balls) is
@@ -129,6 +130,11 @@ def main() -> int:
                     help="report on rows written before instead of running")
     ap.add_argument("--out", type=Path, help="write the markdown report here")
     ap.add_argument("--label", default="", help="a line saying what was run, and where")
+    ap.add_argument("--cloth", metavar="NAMES",
+                    help="only the scenes whose cloth is one of these (comma-separated "
+                    "names of simworld.render.look.CLOTHS): their looks are drawn first, "
+                    "without rendering, so a change that can reach only dark cloths is "
+                    "checked over many seeds quickly")
     ap.add_argument("--against", metavar="REV",
                     help="also outline each scene with git revision REV's calibration "
                     "package, and keep how far the corners moved")
@@ -147,7 +153,16 @@ def main() -> int:
 
             other = package_at(args.against, Path(tempfile.mkdtemp()))
         out = args.jsonl.open("a") if args.jsonl else None
-        for k, seed in enumerate(range(args.start, args.start + args.n)):
+        seeds = list(range(args.start, args.start + args.n))
+        if args.cloth:
+            from simworld.render.look import CLOTHS, random_look
+
+            wanted = set(args.cloth.split(","))
+            if wanted - set(CLOTHS):
+                ap.error(f"unknown cloth {sorted(wanted - set(CLOTHS))}; known: "
+                         + ", ".join(CLOTHS))
+            seeds = [s for s in seeds if random_look(s).cloth in wanted]
+        for k, seed in enumerate(seeds):
             row = evaluate(seed, other)
             rows.append(row)
             if out:
@@ -156,7 +171,7 @@ def main() -> int:
             what = row.get("refused") or (f"{row['corner_px']:.1f} px, covering "
                                          f"{row['covered']:.3f}"
                                          + (", by brightness" if row["by_brightness"] else ""))
-            print(f"[{k + 1}/{args.n}] seed {seed} {row['cloth']}: {what}", flush=True)
+            print(f"[{k + 1}/{len(seeds)}] seed {seed} {row['cloth']}: {what}", flush=True)
         if out:
             out.close()
     report = summarise(rows, args.label)

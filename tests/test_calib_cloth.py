@@ -300,9 +300,13 @@ def test_a_near_black_cloths_dim_rim_is_grown_to_the_rails_by_brightness(monkeyp
     disc, cam, look, img, _ = render.calibration_scene(3510)
     assert look.cloth == "black"  # the scene is what it claims
     assert_outline_found(disc.table, cam, img)
-    # without the growth, and without the ring round the oval tried after the oval
-    # fails (which outlines it 40 px off at a corner, the growth 5 px)
+    truth = np.array([s[0] for s in cushion_outline(disc.table, cam)])
+    grown = corner_error(find_cloth(img).quad, truth)
+    # without the growth, the ring round the oval, tried after the oval fails, is
+    # found: further off (the rails' outer edge, by brightness)
     monkeypatch.setattr(detect, "_dark_ringed", lambda *args: None)
+    assert corner_error(find_cloth(img).quad, truth) > 2 * grown
+    # and without that ring too, the frame is refused
     monkeypatch.setattr(detect, "_ringed", lambda *args: (None, []))
     with pytest.raises(CalibrationError, match="not four straight sides"):
         find_cloth(img)
