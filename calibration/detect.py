@@ -571,15 +571,16 @@ def _ringed(regions: dict[int, np.ndarray]) -> tuple[np.ndarray | None, list[int
         if _touches_border(comp):  # the floor round the table
             continue
         hull = _grown_hull(comp, 0)
-        band_px = max(3, round(RING_BAND * np.hypot(*comp.shape)))
-        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * band_px + 1,) * 2)
-        # the band starts a pixel inside the hull: the hull's edge runs straight past
-        # a ragged outline's notches, a pixel-wide miss all round (scene 7563: 7%)
-        inset = cv2.erode(hull, np.ones((3, 3), np.uint8))
-        band = (inset > 0) & (cv2.erode(hull, k) == 0)
         area = cv2.countNonZero(hull)
         if cv2.countNonZero(comp) > RING_FILL * area:
             continue  # no middle of another colour: a solid region, not a ring
+        band_px = max(3, round(RING_BAND * np.hypot(*comp.shape)))
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * band_px + 1,) * 2)
+        # the band starts a pixel inside the hull: the hull's edge runs straight past
+        # a ragged outline's notches, a pixel-wide miss all round (with a rail's glare
+        # notching one side, it left scene 7563's ring under RING_COVER)
+        inset = cv2.erode(hull, np.ones((3, 3), np.uint8))
+        band = (inset > 0) & (cv2.erode(hull, k) == 0)
         if np.count_nonzero(band & (comp > 0)) >= RING_COVER * np.count_nonzero(band) \
                 and area < best_area:
             best, best_area, members = hull, area, [c]
