@@ -2,6 +2,10 @@
 benchmark, with the renderer's true camera.
 
     python bench/bench_light.py [--n 200] [--balls opening|random] [--out docs/bench/light.md]
+    python bench/bench_light.py --seeds 7611 --look cloth_wear=0 jpeg_quality=none
+
+``--look`` replaces fields of every scene's look: the same scenes without wear, noise or
+JPEG, to tell which of them a meter's error comes from.
 
 ``bench_calibration.py`` reads the light only where its own calibration is trusted
 (143 of 200 scenes unaided), so wear, compression and lamps on the scenes it refuses
@@ -24,10 +28,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.rows import add_row_options, seed_rows, write_summary  # noqa: E402
+from bench.rows import add_row_options, add_seed_options, seed_rows, write_summary  # noqa: E402
 from calibration import Calibration, CameraModel, LightMeter  # noqa: E402
 from calibration.light import MIN_LUX  # noqa: E402
-from simworld.render import BALL_LAYOUTS, calibration_scene  # noqa: E402
+from simworld.render import BALL_LAYOUTS, Look, calibration_scene  # noqa: E402
 from simworld.render.renderer import GAMMA  # noqa: E402
 
 
@@ -78,9 +82,31 @@ def flag_misses(rows: list[dict]) -> str:
         "flagged falsely: " + ", ".join(false) if false else "") if part)
 
 
-def evaluate(seed: int, balls: str = "opening") -> dict:
-    """One scene's row: the meter's error per cell against the renderer's lux map."""
-    disc, cam, look, img, truth = calibration_scene(seed, balls=balls)
+def look_change(text: str) -> tuple[str, object]:
+    """``FIELD=VALUE`` of ``--look``: a number, ``true``/``false``, or ``none``."""
+    field, sep, value = text.partition("=")
+    if not sep or field not in Look.__dataclass_fields__:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected FIELD=VALUE with FIELD a field of the look "
+            f"(simworld.render.Look), e.g. cloth_wear=0")
+    words = {"none": None, "true": True, "false": False}
+    if value.lower() in words:
+        return field, words[value.lower()]
+    try:
+        return field, int(value)
+    except ValueError:
+        try:
+            return field, float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number, "
+                                             "true, false or none") from None
+
+
+def evaluate(seed: int, balls: str = "opening", look_changes: dict | None = None) -> dict:
+    """One scene's row: the meter's error per cell against the renderer's lux map.
+    ``look_changes``: fields of the scene's look replaced (``--look``)."""
+    disc, cam, look, img, truth = calibration_scene(seed, balls=balls,
+                                                    look_changes=look_changes or None)
     out = {"seed": seed, "balls": balls, "discipline": disc.name, "cloth": look.cloth,
            "wear": round(float(look.cloth_wear), 3), "jpeg": look.jpeg_quality,
            "auto_exposure": bool(truth.auto_exposure)}
@@ -139,12 +165,17 @@ def summarise(rows: list[dict], label: str) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=200)
-    ap.add_argument("--start", type=int, default=0)
+    add_seed_options(ap, 200)
     ap.add_argument("--balls", choices=BALL_LAYOUTS, default="opening")
+    ap.add_argument("--look", nargs="+", type=look_change, default=[], metavar="FIELD=VALUE",
+                    help="replace these fields of every scene's look (cloth_wear=0, "
+                    "noise=false, jpeg_quality=none): what a meter's error comes from")
     add_row_options(ap, "docs/bench/light.md")
     args = ap.parse_args()
-    rows = seed_rows(args, lambda seed: evaluate(seed, args.balls),
+    changes = dict(args.look)
+    if changes and not args.label:
+        args.label = "Looks changed: " + ", ".join(f"{k}={v}" for k, v in changes.items()) + "."
+    rows = seed_rows(args, lambda seed: evaluate(seed, args.balls, changes),
                      lambda r: f"seed {r['seed']}: "
                      f"lux={r.get('lux_rel_max', float('nan')):.3f}")
     write_summary(args.out, summarise(rows, args.label), len(rows))

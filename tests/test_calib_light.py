@@ -286,6 +286,24 @@ def test_light_benchmark_lists_wrong_flags_old_rows_by_seed():
     assert flag_misses(rows[:2]) == ""
 
 
+def test_light_benchmark_look_changes_are_parsed_and_bad_ones_named():
+    """``--look FIELD=VALUE`` replaces a field of each scene's look (what a diagnosis
+    compares: the same scene without wear, JPEG or noise); a field the look lacks, or a
+    value that is not a number, true, false or none, is refused by name."""
+    import argparse
+
+    from bench.bench_light import look_change
+
+    assert look_change("cloth_wear=0") == ("cloth_wear", 0)
+    assert look_change("vignette=0.05") == ("vignette", 0.05)
+    assert look_change("jpeg_quality=None") == ("jpeg_quality", None)
+    assert look_change("noise=false") == ("noise", False)
+    for bad, said in (("cloth_waer=0", "'cloth_waer=0'"), ("cloth_wear", "FIELD=VALUE"),
+                      ("noise=maybe", "'maybe' is not a number")):
+        with pytest.raises(argparse.ArgumentTypeError, match=said):
+            look_change(bad)
+
+
 def test_light_benchmark_summary_of_auto_exposure_scenes_only_says_nothing_was_read():
     """A run whose every scene is in auto exposure has no lux to summarise: the summary
     says so instead of failing on an empty list (it did, with ``--n 1 --start 3``)."""
