@@ -92,21 +92,19 @@ def look_change(text: str) -> tuple[str, object]:
     words = {"none": None, "true": True, "false": False}
     if value.lower() in words:
         return field, words[value.lower()]
-    try:
-        return field, int(value)
-    except ValueError:
+    for number in (int, float):
         try:
-            return field, float(value)
+            return field, number(value)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number, "
-                                             "true, false or none") from None
+            pass
+    raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number, true, false "
+                                     "or none")
 
 
 def evaluate(seed: int, balls: str = "opening", look_changes: dict | None = None) -> dict:
     """One scene's row: the meter's error per cell against the renderer's lux map.
     ``look_changes``: fields of the scene's look replaced (``--look``)."""
-    disc, cam, look, img, truth = calibration_scene(seed, balls=balls,
-                                                    look_changes=look_changes or None)
+    disc, cam, look, img, truth = calibration_scene(seed, balls=balls, look_changes=look_changes)
     out = {"seed": seed, "balls": balls, "discipline": disc.name, "cloth": look.cloth,
            "wear": round(float(look.cloth_wear), 3), "jpeg": look.jpeg_quality,
            "auto_exposure": bool(truth.auto_exposure)}
