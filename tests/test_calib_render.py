@@ -6,6 +6,7 @@ docs/coordinates.md), so its scenes calibrate with the defaults.
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -907,3 +908,35 @@ def test_a_fallback_search_that_half_found_its_sights_is_fitted_over_a_weak_best
     assert calib.table == disc.table.name and calib.sights == "pale"
     assert calib.quality["diamonds_found"] >= MIN_FOUND * calib.quality["diamonds_expected"]
     assert_mapped_within_prediction(calib, disc.table, cam)
+
+
+def test_a_balklines_ripple_is_not_read_as_a_starting_spot():
+    """Benchmark scene 8271: balkline 71/2, whose starting spots lie on the head
+    balkline. With the table turned round, the foot balkline's ripple (a thin line
+    crossing the pixel grid) read as a dot 4.2 grey levels up where a starting spot
+    would be, against 1.3 on bare cloth; the true spot, on a worn patch, counted for
+    nothing, and the view was accepted turned round, 3.2 m off. The dots must now stand
+    clear of the line's own ripple: with the true camera, the dots vote neither way
+    wrongly, and the calibration maps the cloth within its prediction."""
+    from calibration.fit import (
+        _marking_noise,
+        _marking_score,
+        _orientation_vote,
+        tophat,
+    )
+
+    disc, cam, look, img, truth = render.calibration_scene(8271)
+    assert disc.name == "balkline_71_2"
+    right, turned = true_and_turned(disc.table, cam, truth)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
+    for fitted, other, wrong in ((right, turned, -1), (turned, right, 1)):
+        ppm = fitted.K[0, 0] / abs(fitted.centre[2])
+        dots = tophat(gray, 30 * ppm, min_width_px=max(2.0, 5 * ppm))
+        vote = _orientation_vote(_marking_score(dots, g, fitted, disc.table, img),
+                                 _marking_score(dots, g, other, disc.table, img),
+                                 _marking_noise(dots, g, fitted, disc.table, img))
+        assert vote != wrong
+    calib = with_measured_lens(img, cam, 8271, strict=False)
+    if calib.ok:
+        assert_mapped_within_prediction(calib, disc.table, cam)
