@@ -1689,24 +1689,37 @@ def _mismatch_message(table: str, best: Attempt, size) -> str:
             f"{t.name!r} ({per_rail} diamonds per long rail)")
 
 
-def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
-            cloth_level: float, camera_height: tuple[float, float] | None = None
-            ) -> Calibration:
-    table = get_table(chosen_name)
-    cam = a.camera
-    # head or foot: the asymmetric markings (start spots, the D, the house line) decide
+def head_foot_vote(image: np.ndarray, gray: np.ndarray, cam: CameraModel,
+                   cam_b: CameraModel, table: Table, cloth: ClothModel) -> tuple[int, str]:
+    """Which way round the table lies: +1 as ``cam`` has it, -1 as ``cam_b`` (the same
+    camera with head and foot swapped, :func:`flip_pose`), 0 when nothing tells; and
+    what told it: ``markings``, ``balls on spots``, ``rack`` or ``""``. The asymmetric
+    markings (starting spots, the D, the house line) first; then the opening's balls on
+    the starting spots, which the markings' dots may hide under; then the opening's
+    rack, at the foot, where a house line is too faint to read."""
     g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
-    r2, t2 = flip_pose(cam.rvec, cam.tvec, table)
-    cam_b = CameraModel(cam.K, cam.dist, r2, t2, size)
     ppm0 = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
     dots = tophat(gray, 30 * ppm0, min_width_px=max(2.0, 5 * ppm0))
     sa = _marking_score(dots, g, cam, table, image)
     sb = _marking_score(dots, g, cam_b, table, image)
     vote = _orientation_vote(sa, sb, _marking_noise(dots, g, cam, table, image))
-    if vote == 0:  # the starting spots may be hidden under the opening's balls
-        vote = _balls_on_spots_vote(image, cam, cam_b, table)
-    if vote == 0:  # a house line too faint to read: the opening's rack is at the foot
-        vote = _rack_vote(image, cam, cam_b, table, region.model)
+    if vote:
+        return vote, "markings"
+    vote = _balls_on_spots_vote(image, cam, cam_b, table)
+    if vote:
+        return vote, "balls on spots"
+    vote = _rack_vote(image, cam, cam_b, table, cloth)
+    return vote, "rack" if vote else ""
+
+
+def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
+            cloth_level: float, camera_height: tuple[float, float] | None = None
+            ) -> Calibration:
+    table = get_table(chosen_name)
+    cam = a.camera
+    r2, t2 = flip_pose(cam.rvec, cam.tvec, table)
+    cam_b = CameraModel(cam.K, cam.dist, r2, t2, size)
+    vote, _ = head_foot_vote(image, gray, cam, cam_b, table, region.model)
     warnings = []
     offs = a.offsets
     obs = a.obs

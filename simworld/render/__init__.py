@@ -13,6 +13,7 @@ from .api import (
     random_setup,
     render_still,
     render_video,
+    scene_discipline,
     sights_as_drawn,
     truth_path,
 )
@@ -24,7 +25,7 @@ __all__ = [
     "BALL_LAYOUTS", "BROADCAST_KINDS", "CLOTHS", "Camera", "FrameTruth", "Lamp", "Look",
     "ObjectTruth", "broadcast_scene", "calibration_scene", "default_camera", "make_camera",
     "random_camera", "random_look", "random_setup", "render_still", "render_video",
-    "sights_as_drawn", "truth_path",
+    "scene_discipline", "sights_as_drawn", "truth_path",
 ]
 
 #: the OpenCV release the world was made with: its ``putText`` draws the lettering

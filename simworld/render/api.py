@@ -430,6 +430,16 @@ def random_setup(discipline: Discipline, seed: int, size: tuple[int, int] = (128
 BALL_LAYOUTS = ("opening", "random")
 
 
+def scene_discipline(seed: int) -> str:
+    """The discipline of benchmark scene ``seed`` (:func:`calibration_scene`,
+    :func:`broadcast_scene`): each in turn, by name. A benchmark of one discipline's
+    scenes picks its seeds without rendering the rest."""
+    from equipment import DISCIPLINES
+
+    names = sorted(DISCIPLINES)
+    return names[seed % len(names)]
+
+
 def calibration_scene(seed: int, max_tilt: float = 20.0, balls: str = "opening",
                       look_changes: dict | None = None
                       ) -> tuple[Discipline, Camera, Look, np.ndarray, FrameTruth]:
@@ -452,8 +462,7 @@ def calibration_scene(seed: int, max_tilt: float = 20.0, balls: str = "opening",
 
     if balls not in BALL_LAYOUTS:
         raise ValueError(f"unknown ball layout {balls!r}; known: {', '.join(BALL_LAYOUTS)}")
-    names = sorted(DISCIPLINES)
-    disc = DISCIPLINES[names[seed % len(names)]]
+    disc = DISCIPLINES[scene_discipline(seed)]
     rng = np.random.default_rng([seed, 77])
     size = [(1280, 720), (1920, 1080)][int(rng.integers(2))]
     cam = random_camera(disc.table, rng, size=size, max_tilt_deg=max_tilt)
@@ -502,8 +511,7 @@ def broadcast_scene(kind: str, seed: int
     if kind not in BROADCAST_KINDS:
         raise ValueError(f"unknown broadcast framing {kind!r}; known: "
                          f"{', '.join(BROADCAST_KINDS)}")
-    names = sorted(DISCIPLINES)
-    disc = DISCIPLINES[names[seed % len(names)]]
+    disc = DISCIPLINES[scene_discipline(seed)]
     t = disc.table
     rng = np.random.default_rng([seed, 991])
     size = (1280, 720) if seed % 2 else (1920, 1080)
