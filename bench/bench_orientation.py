@@ -56,10 +56,21 @@ def evaluate(seed: int) -> dict:
            "size": list(cam.size)}
     for name, fitted, other, truly in (("as_is", right, turned, 1),
                                        ("turned", turned, right, -1)):
-        vote, by = head_foot_vote(img, gray, fitted, other, table, cloth)
+        scores: dict = {}
+        vote, by = head_foot_vote(img, gray, fitted, other, table, cloth, scores)
         row[name] = {"vote": "none" if vote == 0 else "right" if vote == truly else "wrong",
-                     "by": by}
+                     "by": by, **{k: [round(float(v), 2) for v in pair]
+                                  for k, pair in scores.items()}}
     return row
+
+
+def _scores(way: dict) -> str:
+    """What the markings read, where the row kept it: the dots as fitted and turned
+    round, against the same read where there is no marking."""
+    if "bare" not in way:
+        return ""
+    return (f"; dots {way['as_fitted'][0]:g} as fitted, {way['turned'][0]:g} turned, "
+            f"{way['bare'][0]:g} bare")
 
 
 def summarise(rows: list[dict], label: str) -> str:
@@ -83,7 +94,8 @@ def summarise(rows: list[dict], label: str) -> str:
         for r in rows:
             ways = [k for k in ("as_is", "turned") if "error" not in r and r[k]["vote"] == kind]
             if ways:
-                seeds.append(f"{r['seed']} ({r['discipline']}, {' and '.join(ways)})")
+                seeds.append(f"{r['seed']} ({r['discipline']}, {' and '.join(ways)}"
+                             f"{_scores(r[ways[0]])})")
         lines += [f"Votes {kind}: " + (", ".join(seeds) if seeds else "none") + ".", ""]
     failed = [f"{r['seed']} ({r['error']})" for r in rows if "error" in r]
     if failed:

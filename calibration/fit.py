@@ -942,9 +942,11 @@ def _lines_under_spots(table: Table, step: float = 20.0, clear: float = 60.0
     own ripple (a thin line's brightness changes from pixel to pixel as it crosses the
     pixel grid, and the rings round a point may cross it in a trough), which a spot on
     the line must stand clear of: benchmark scene 8271, where the table turned round
-    puts a starting spot, read the foot balkline as a dot 4.2 grey levels up, against
-    1.3 on bare cloth; the true spot, on a worn patch, was not ringed by cloth, and the
-    view was accepted turned round, 3.2 m off."""
+    puts a starting spot, read the foot balkline as a dot 4.2 grey levels up, which
+    bare cloth alone did not reach half of; the true spot, on a worn patch, was not
+    ringed by cloth, and the view was accepted turned round, 3.2 m off. The lines'
+    ripple elsewhere reads up to 5.0 there (``bench/bench_orientation.py --seeds
+    8271``)."""
     spots = _marking_points(table)[0]
     if not len(spots):
         return np.zeros((0, 2))
@@ -1690,19 +1692,25 @@ def _mismatch_message(table: str, best: Attempt, size) -> str:
 
 
 def head_foot_vote(image: np.ndarray, gray: np.ndarray, cam: CameraModel,
-                   cam_b: CameraModel, table: Table, cloth: ClothModel) -> tuple[int, str]:
+                   cam_b: CameraModel, table: Table, cloth: ClothModel,
+                   scores: dict | None = None) -> tuple[int, str]:
     """Which way round the table lies: +1 as ``cam`` has it, -1 as ``cam_b`` (the same
     camera with head and foot swapped, :func:`flip_pose`), 0 when nothing tells; and
     what told it: ``markings``, ``balls on spots``, ``rack`` or ``""``. The asymmetric
     markings (starting spots, the D, the house line) first; then the opening's balls on
     the starting spots, which the markings' dots may hide under; then the opening's
-    rack, at the foot, where a house line is too faint to read."""
+    rack, at the foot, where a house line is too faint to read. ``scores``, when given,
+    is filled with what the markings read (grey levels, (dots, lines)): ``as_fitted``,
+    ``turned`` and ``bare`` (:func:`_marking_noise`), for a benchmark to show."""
     g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
     ppm0 = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
     dots = tophat(gray, 30 * ppm0, min_width_px=max(2.0, 5 * ppm0))
     sa = _marking_score(dots, g, cam, table, image)
     sb = _marking_score(dots, g, cam_b, table, image)
-    vote = _orientation_vote(sa, sb, _marking_noise(dots, g, cam, table, image))
+    noise = _marking_noise(dots, g, cam, table, image)
+    if scores is not None:
+        scores.update(as_fitted=sa, turned=sb, bare=noise)
+    vote = _orientation_vote(sa, sb, noise)
     if vote:
         return vote, "markings"
     vote = _balls_on_spots_vote(image, cam, cam_b, table)

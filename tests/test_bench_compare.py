@@ -132,3 +132,26 @@ def test_the_calibration_summary_says_when_every_scene_was_calibrated():
     assert "bench_calibration.py --n 2`" in summarise([calibrated, refused])
     far = refused | {"seed": 7}
     assert "bench_calibration.py --seeds 1 7`" in summarise([calibrated, far])
+
+
+def test_orientation_votes_are_counted_per_discipline_and_way_round():
+    """``bench_orientation``'s summary: each scene votes twice (its true camera as it is,
+    and turned round); a wrong vote and a missing one are listed by seed and way round,
+    and a scene whose cloth was not found is named apart, not counted."""
+    from bench.bench_orientation import summarise
+
+    def row(seed, disc, as_is, turned, by=("markings", "markings")):
+        return {"seed": seed, "discipline": disc,
+                "as_is": {"vote": as_is, "by": by[0]}, "turned": {"vote": turned, "by": by[1]}}
+
+    rows = [row(1, "pool51", "right", "right"),
+            row(2, "balkline_71_2", "right", "wrong"),
+            row(3, "balkline_71_2", "none", "none", ("", "")),
+            row(4, "balkline_71_2", "right", "right", ("balls on spots", "markings")),
+            {"seed": 5, "discipline": "pool51", "error": "no table found"}]
+    text = summarise(rows, "")
+    assert "| balkline_71_2 | 3 | 3 | 1 | 2 | 3 / 1 / 0 |" in text
+    assert "| pool51 | 1 | 2 | 0 | 0 | 2 / 0 / 0 |" in text
+    assert "Votes wrong: 2 (balkline_71_2, turned)." in text
+    assert "Votes none: 3 (balkline_71_2, as_is and turned)." in text
+    assert "Cloth not found: 5 (no table found)." in text
