@@ -64,6 +64,10 @@ def evaluate(seed: int) -> dict:
     return row
 
 
+#: a run of this many scenes or fewer lists what each one's dots read
+SCORES_LISTED = 20
+
+
 def _scores(way: dict) -> str:
     """What the markings read, where the row kept it: the dots as fitted and turned
     round, against the same read where there is no marking."""
@@ -97,6 +101,15 @@ def summarise(rows: list[dict], label: str) -> str:
                 seeds.append(f"{r['seed']} ({r['discipline']}, {' and '.join(ways)}"
                              f"{_scores(r[ways[0]])})")
         lines += [f"Votes {kind}: " + (", ".join(seeds) if seeds else "none") + ".", ""]
+    read = [r for r in rows if "error" not in r and "bare" in r["as_is"]]
+    if read and len(read) <= SCORES_LISTED:
+        lines += ["What the dots read (grey levels), with the true camera as the fit:", "",
+                  "| seed | way round | vote | by | as fitted | turned | bare |",
+                  "|---|---|---|---|---|---|---|"]
+        lines += [f"| {r['seed']} | {k} | {r[k]['vote']} | {r[k]['by'] or '-'} | "
+                  f"{r[k]['as_fitted'][0]:g} | {r[k]['turned'][0]:g} | {r[k]['bare'][0]:g} |"
+                  for r in read for k in ("as_is", "turned")]
+        lines.append("")
     failed = [f"{r['seed']} ({r['error']})" for r in rows if "error" in r]
     if failed:
         lines += ["Cloth not found: " + ", ".join(failed) + ".", ""]
