@@ -940,3 +940,21 @@ def test_a_balklines_ripple_is_not_read_as_a_starting_spot():
     calib = with_measured_lens(img, cam, 8271, strict=False)
     if calib.ok:
         assert_mapped_within_prediction(calib, disc.table, cam)
+
+
+def test_a_starting_spot_on_a_grey_cloths_balkline_still_votes():
+    """Benchmark scene 8388: balkline 71/2 on a grey cloth at 1920 px, a sharp white line
+    whose ripple reads 20 grey levels as a dot; its true starting spot reads 32. Judged
+    at twice the ripple, as a dot on bare cloth is, neither way round was voted and the
+    frame was refused; at 1.5 times it the spot votes, the right way round, whether the
+    fit came out as it is or turned."""
+    from calibration.detect import find_cloth
+    from calibration.fit import head_foot_vote
+
+    disc, cam, look, img, truth = render.calibration_scene(8388)
+    assert disc.name == "balkline_71_2" and look.cloth == "grey"
+    right, turned = true_and_turned(disc.table, cam, truth)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    cloth = find_cloth(img).model
+    assert head_foot_vote(img, gray, right, turned, disc.table, cloth) == (1, "markings")
+    assert head_foot_vote(img, gray, turned, right, disc.table, cloth) == (-1, "markings")
