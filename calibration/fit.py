@@ -740,15 +740,38 @@ def _select_edges(cam: CameraModel, table: Table, edges: dict[str, np.ndarray]
     return out
 
 
-_MARKINGS: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+_PER_TABLE: dict[tuple, object] = {}
+
+
+def _per_table(work, table: Table):
+    """``work(table)``, worked out once per table (the markings' points do not change)."""
+    key = (work.__name__, table.name, table.length, table.width)
+    if key not in _PER_TABLE:
+        _PER_TABLE[key] = work(table)
+    return _PER_TABLE[key]
 
 
 def _marking_points(table: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_asymmetric_markings` of a table, worked out once per table."""
-    key = (table.name, table.length, table.width)
-    if key not in _MARKINGS:
-        _MARKINGS[key] = _asymmetric_markings(table)
-    return _MARKINGS[key]
+    return _per_table(_asymmetric_markings, table)
+
+
+def _half_turn(pts: np.ndarray, table: Table) -> np.ndarray:
+    """Table points (mm) turned half round the table's centre: head for foot."""
+    return np.column_stack([table.length - pts[:, 0], table.width - pts[:, 1]])
+
+
+def _segments(table: Table) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The table's chalk lines as straight segments (table mm)."""
+    return [(np.array(a, float), np.array(b, float)) for poly in table.lines.values()
+            for a, b in zip(poly[:-1], poly[1:], strict=False)]
+
+
+def _off_segment(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distance (mm) of each point ``q`` from the segment ``a``-``b``."""
+    u = b - a
+    t = np.clip((q - a) @ u / (u @ u), 0.0, 1.0)
+    return np.linalg.norm(a + t[:, None] * u - q, axis=1)
 
 
 def _asymmetric_markings(table: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -757,32 +780,23 @@ def _asymmetric_markings(table: Table) -> tuple[np.ndarray, np.ndarray, np.ndarr
     or the head and foot spots cannot). Returns (spot points, line points, the lines'
     unit directions at those points)."""
     spots = np.array(list(table.spots.values()), float).reshape(-1, 2)
-    segs, line_pts, line_dirs = [], [], []
-    for poly in table.lines.values():
-        for a, b in zip(poly[:-1], poly[1:], strict=False):
-            a, b = np.array(a, float), np.array(b, float)
-            segs.append((a, b))
-            k = max(2, int(np.linalg.norm(b - a) / 40))
-            u = (b - a) / max(np.linalg.norm(b - a), 1e-9)
-            for s in np.linspace(0.05, 0.95, k):
-                line_pts.append(a + s * (b - a))
-                line_dirs.append(u)
-
-    def near_line(q: np.ndarray) -> bool:
-        for a, b in segs:
-            u = b - a
-            t = np.clip((q - a) @ u / (u @ u), 0.0, 1.0)
-            if np.linalg.norm(a + t * u - q) < 15.0:
-                return True
-        return False
-
-    L, W = table.length, table.width
-    rot = np.column_stack([L - spots[:, 0], W - spots[:, 1]])
-    d = np.hypot(rot[:, None, 0] - spots[None, :, 0], rot[:, None, 1] - spots[None, :, 1])
+    segs = _segments(table)
+    line_pts, line_dirs = [], []
+    for a, b in segs:
+        k = max(2, int(np.linalg.norm(b - a) / 40))
+        u = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+        for s in np.linspace(0.05, 0.95, k):
+            line_pts.append(a + s * (b - a))
+            line_dirs.append(u)
+    line_pts = np.array(line_pts).reshape(-1, 2)
+    line_dirs = np.array(line_dirs).reshape(-1, 2)
+    turned = _half_turn(spots, table)
+    d = np.hypot(turned[:, None, 0] - spots[None, :, 0], turned[:, None, 1] - spots[None, :, 1])
     asym_spots = spots[d.min(axis=1) > 15.0] if len(spots) else spots
-    asym = [i for i, p in enumerate(line_pts) if not near_line(np.array([L - p[0], W - p[1]]))]
-    return (asym_spots, np.array([line_pts[i] for i in asym]).reshape(-1, 2),
-            np.array([line_dirs[i] for i in asym]).reshape(-1, 2))
+    near_line = np.zeros(len(line_pts), bool)  # its half-turn image lies on a line
+    for a, b in segs:
+        near_line |= _off_segment(_half_turn(line_pts, table), a, b) < 15.0
+    return asym_spots, line_pts[~near_line], line_dirs[~near_line]
 
 
 def _sample(img: np.ndarray, cam: CameraModel, pts: np.ndarray, height: float = 0.0
@@ -895,7 +909,7 @@ def _marking_noise(dots: np.ndarray, g: np.ndarray, cam: CameraModel, table: Tab
     once did, in a rendered view with the markings hidden).
     """
     spots, lines, dirs = _marking_points(table)
-    on_lines = _lines_under_spots(table)
+    on_lines = _per_table(_lines_under_spots, table)
     gx, gy = np.meshgrid(np.linspace(0.1, 0.9, 13) * table.length,
                          np.linspace(0.15, 0.85, 6) * table.width)
     grid = np.column_stack([gx.ravel(), gy.ravel()])
@@ -930,19 +944,6 @@ def _marking_noise(dots: np.ndarray, g: np.ndarray, cam: CameraModel, table: Tab
 LINE_RIPPLE_SHARE = 0.75
 
 
-def _segments(table: Table) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The table's chalk lines as straight segments (table mm)."""
-    return [(np.array(a, float), np.array(b, float)) for poly in table.lines.values()
-            for a, b in zip(poly[:-1], poly[1:], strict=False)]
-
-
-def _off_segment(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance (mm) of each point ``q`` from the segment ``a``-``b``."""
-    u = b - a
-    t = np.clip((q - a) @ u / (u @ u), 0.0, 1.0)
-    return np.linalg.norm(a + t[:, None] * u - q, axis=1)
-
-
 def _lines_under_spots(table: Table, step: float = 20.0, clear: float = 60.0
                        ) -> np.ndarray:
     """Points every ``step`` mm along the chalk lines that an asymmetric spot, or its
@@ -961,9 +962,9 @@ def _lines_under_spots(table: Table, step: float = 20.0, clear: float = 60.0
     if not len(spots):
         return np.zeros((0, 2))
     L, W = table.length, table.width
-    ends = np.concatenate([spots, np.column_stack([L - spots[:, 0], W - spots[:, 1]])])
+    ends = np.concatenate([spots, _half_turn(spots, table)])
     every = np.array(list(table.spots.values()), float).reshape(-1, 2)
-    every = np.concatenate([every, np.column_stack([L - every[:, 0], W - every[:, 1]])])
+    every = np.concatenate([every, _half_turn(every, table)])
     segs = _segments(table)
     pts = []
     for i, (a, b) in enumerate(segs):
