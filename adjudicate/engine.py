@@ -121,12 +121,15 @@ def get_game(name: str) -> Game:
 class _Observer:
     """Warnings from camera observations, the same for every game.
 
-    The light is reported when it changes state (under 520 lux, back above it, no longer
-    measurable), not at every reading, so that a referee is told once, not every second.
+    The light is reported when it changes state (under 520 lux, near it, back above it,
+    no longer measurable), not at every reading, so that a referee is told once, not
+    every second. A reading's ``lux_tolerance`` (the meter's own error, a share) sets
+    the band round 520 lux where it cannot tell: "near", which a hand meter settles,
+    neither under nor over (a hand meter's reading, without one, is taken as exact).
     """
 
     def __init__(self) -> None:
-        self.light: str | None = None  # ok | low | auto_exposure
+        self.light: str | None = None  # ok | near | low | auto_exposure
         self.lamps: list[dict] | None = None  # the lamps of the last calibrated reading
 
     def see(self, e: Event, shot: int | None) -> Warning | None:
@@ -148,7 +151,9 @@ class _Observer:
         if e.extra.get("status") == "auto_exposure":
             state = "auto_exposure"
         elif isinstance(lux_min, int | float):
-            state = "low" if lux_min < LUX_MIN else "ok"
+            tol = float(e.extra.get("lux_tolerance") or 0.0)
+            state = ("low" if lux_min < LUX_MIN * (1 - tol) else
+                     "near" if lux_min < LUX_MIN * (1 + tol) else "ok")
         else:
             return None  # an uncalibrated reading: only the shape of the light is known
         before, self.light = self.light, state
@@ -164,7 +169,14 @@ class _Observer:
             return Warning(e.t, "light_low",
                            f"light {lux_min:.0f} lux somewhere on the cloth, under the "
                            f"{LUX_MIN:.0f} lux required{news}", LIGHT_ARTICLE, shot)
-        if state == "ok" and before == "low":
+        if state == "near" and before != "near":
+            at = e.extra.get("lux_min_at_mm")
+            where = f" (darkest at x {at[0]:.0f}, y {at[1]:.0f} mm)" if at else ""
+            return Warning(e.t, "light_near",
+                           f"light {lux_min:.0f} lux somewhere on the cloth{where}, within "
+                           f"the camera meter's {tol:.0%} of the {LUX_MIN:.0f} lux required: "
+                           f"check it there with a lux meter{news}", LIGHT_ARTICLE, shot)
+        if state == "ok" and before in ("low", "near"):
             return Warning(e.t, "light_restored", f"light back to {lux_min:.0f} lux or more "
                            f"over the whole cloth{news}", LIGHT_ARTICLE, shot)
         if state == "ok" and e.extra.get("changed"):

@@ -40,7 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_light import flag_misses, read_light  # noqa: E402
+from bench.bench_light import flag_counts, flag_lines, flag_misses, read_light  # noqa: E402
 from bench.rows import add_row_options, add_seed_options, seed_rows, write_summary  # noqa: E402
 from calibration import LightMeter, calibrate_image  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
@@ -190,9 +190,7 @@ def summarise(rows: list[dict], label: str = "") -> str:
     lux_rows = [r for r in rows if "lux_rel_max" in r]
     lux_cells = sum(r["lux_cells"] for r in lux_rows)
     lux_bad = sum(r["lux_cells_over_10"] for r in lux_rows)
-    flag_tp = sum(1 for r in lux_rows if r["truth_under"] and r["flagged"])
-    flag_fn = sum(1 for r in lux_rows if r["truth_under"] and not r["flagged"])
-    flag_fp = sum(1 for r in lux_rows if not r["truth_under"] and r["flagged"])
+    flags = flag_counts(lux_rows)
     flags_wrong = flag_misses(lux_rows)
     tilt = max(r.get("max_tilt", 20.0) for r in rows)
     tilt_arg = "" if tilt == 20.0 else f" --max-tilt {tilt:g}"
@@ -275,15 +273,14 @@ def summarise(rows: list[dict], label: str = "") -> str:
         f"({100 * (lux_cells - lux_bad) / max(lux_cells, 1):.1f}%) |",
         f"| lux: worst cell error | < 10% | "
         f"{100 * max((r['lux_rel_max'] for r in lux_rows), default=float('nan')):.2f}% |",
-        f"| under-520 lux flagged: hit / missed / false | all / 0 / 0 | "
-        f"{flag_tp} / {flag_fn} / {flag_fp} |",
+        *flag_lines(flags),
         f"| auto-exposure scenes (lux not given) | — | "
         f"{sum(1 for r in rows if r.get('auto_exposure'))} |",
         *(f"| time {w}x{h}, median / max | {'< 2 s' if w == 1920 else '—'} | "
           f"{_t(times[(w, h)], 50)} / {_t(times[(w, h)], 100)} |" for w, h in sizes),
         *_lens_lines(lens_rows, rows),
         "",
-        *([f"Under-520 flags wrong: {flags_wrong}.", ""] if flags_wrong else []),
+        *([f"Light calls: {flags_wrong}.", ""] if flags_wrong else []),
     ]
     if judged_b:
         lines += [

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.rows import add_row_options, add_seed_options, seed_rows, write_summary  # noqa: E402
 from calibration import Calibration, CameraModel, LightMeter  # noqa: E402
-from calibration.light import MIN_LUX  # noqa: E402
+from calibration.light import MIN_LUX, NEAR_MIN_SHARE, minimum_call  # noqa: E402
 from simworld.render import BALL_LAYOUTS, Look, calibration_scene  # noqa: E402
 from simworld.render.renderer import GAMMA  # noqa: E402
 
@@ -65,21 +65,58 @@ def read_light(meter: LightMeter, img: np.ndarray, truth) -> dict:
             "lux_min_truth": round(float(lux.min()), 1)}
 
 
+def light_call(row: dict) -> str:
+    """What the meter said of the 520 lux minimum in a row: ``under``, ``near`` (within
+    its own error, either side) or ``over``, by today's band
+    (:func:`calibration.light.minimum_call`) from the darkest cell's reading; rows kept
+    before the reading was recorded give their flags as they were."""
+    if "lux_min_read" in row:
+        return minimum_call(row["lux_min_read"])
+    return "under" if row.get("flagged") else "near" if row.get("near") else "over"
+
+
+def flag_counts(rows: list[dict]) -> dict[str, int]:
+    """Dim scenes (some cell truly under 520 lux) flagged under, said near, or passed
+    without a word; bright scenes flagged under (falsely) or said near."""
+    calls = [(r["truth_under"], light_call(r)) for r in rows]
+    return {"dim_under": calls.count((True, "under")), "dim_near": calls.count((True, "near")),
+            "dim_passed": calls.count((True, "over")),
+            "bright_under": calls.count((False, "under")),
+            "bright_near": calls.count((False, "near"))}
+
+
 def flag_misses(rows: list[dict]) -> str:
-    """The scenes whose under-520 flag is wrong, each with its darkest cell's truth and
-    reading, and whether the meter said "near 520 lux" (within its own error of it):
-    rows kept before the reading was recorded give the seed alone."""
+    """The scenes whose light call is wrong (a dim scene passed without a word, a bright
+    one flagged under 520 lux) and those said near 520 lux, each with its darkest
+    cell's truth and reading: rows kept before the reading was recorded give the seed
+    alone."""
     def one(r: dict) -> str:
         if "lux_min_read" not in r:
             return str(r["seed"])
-        said = ", near" if r.get("near") else ""
-        return f"{r['seed']} ({r['lux_min_truth']:.1f} lux, read {r['lux_min_read']:.1f}{said})"
+        return f"{r['seed']} ({r['lux_min_truth']:.1f} lux, read {r['lux_min_read']:.1f})"
 
-    missed = [one(r) for r in rows if r.get("truth_under") and not r.get("flagged")]
-    false = [one(r) for r in rows if r.get("flagged") and not r.get("truth_under")]
+    def listed(what: str, pick) -> str:
+        seeds = [one(r) for r in rows if pick(r["truth_under"], light_call(r))]
+        return f"{what}: {', '.join(seeds)}" if seeds else ""
+
     return "; ".join(part for part in (
-        "missed: " + ", ".join(missed) if missed else "",
-        "flagged falsely: " + ", ".join(false) if false else "") if part)
+        listed("missed", lambda dim, call: dim and call == "over"),
+        listed("flagged falsely", lambda dim, call: not dim and call == "under"),
+        listed("near 520 lux, dim", lambda dim, call: dim and call == "near"),
+        listed("near 520 lux, not dim", lambda dim, call: not dim and call == "near"))
+        if part)
+
+
+def flag_lines(flags: dict[str, int]) -> list[str]:
+    """The benchmark table's rows for the 520 lux calls (:func:`flag_counts`)."""
+    band = f"{NEAR_MIN_SHARE:.0%}"
+    return [
+        f"| dim scenes (under 520 lux): flagged under / near 520 (within the meter's "
+        f"{band}) / passed | none passed | {flags['dim_under']} / {flags['dim_near']} / "
+        f"{flags['dim_passed']} |",
+        f"| other scenes: flagged under / near 520 | none flagged | "
+        f"{flags['bright_under']} / {flags['bright_near']} |",
+    ]
 
 
 def look_change(text: str) -> tuple[str, object]:
@@ -126,8 +163,7 @@ def summarise(rows: list[dict], label: str) -> str:
     n_cells = sum(r["lux_cells"] for r in read)
     over = sum(r["lux_cells_over_10"] for r in read)
     worst = sorted(read, key=lambda r: -r["lux_rel_max"])[:5]
-    dim = [r for r in read if r["truth_under"]]
-    false = [r for r in read if r["flagged"] and not r["truth_under"]]
+    flags = flag_counts(read)
     maxes = [r["lux_rel_max"] for r in read]
     wrong = flag_misses(read)
     head = [f"# Light meter benchmark ({len(rows)} scenes, balls: {rows[0]['balls']})", "",
@@ -149,11 +185,10 @@ def summarise(rows: list[dict], label: str) -> str:
         f"{np.median(maxes):.2%} / {np.percentile(maxes, 99):.2%} |",
         f"| cell error, median of scenes' medians | — | "
         f"{np.median([r['lux_rel_median'] for r in read]):.2%} |",
-        f"| dim scenes flagged | all, none false | {sum(r['flagged'] for r in dim)} of "
-        f"{len(dim)}, {len(false)} false |",
+        *flag_lines(flags),
         f"| time per reading, median | — | "
         f"{np.median([r['time'] for r in read]) * 1000:.0f} ms |", "",
-        *([f"Flags wrong: {wrong}.", ""] if wrong else []),
+        *([f"Light calls: {wrong}.", ""] if wrong else []),
         "Worst scenes: " + ", ".join(
             f"{r['seed']} ({r['cloth']}, wear {r['wear']:.2f}, JPEG {r['jpeg']}: "
             f"{r['lux_rel_max']:.2%})" for r in worst), "",

@@ -5,8 +5,8 @@
 The rows are those ``bench_light.py --jsonl`` keeps (several files per side for a run
 split by seed). For each scene read by both: its worst cell's error, old and new; the
 scenes whose worst cell moved by more than ``--tol`` points either way; cells over
-10%; the under-520 flag where it changed; and the time ratio, a fair figure only for
-two runs made side by side.
+10%; the 520 lux call (under, near, over) where it changed; and the time ratio, a fair
+figure only for two runs made side by side.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.bench_light import light_call  # noqa: E402
 from bench.rows import compare_main  # noqa: E402
 
 
@@ -34,15 +35,16 @@ def compare(old: list[dict], new: list[dict], tol: float) -> tuple[list[str], li
     moved = worst_b - worst_a
     changed = []
     for s, wa, wb in zip(seeds, worst_a, worst_b, strict=True):
-        flag = a[s]["flagged"] != b[s]["flagged"]
-        if abs(wb - wa) > tol or flag:
+        call_a, call_b = light_call(a[s]), light_call(b[s])
+        if abs(wb - wa) > tol or call_a != call_b:
             changed.append(f"- seed {s} ({b[s]['cloth']}): worst cell {wa:.2f}% -> {wb:.2f}%"
-                           + (f", flagged {a[s]['flagged']} -> {b[s]['flagged']} (truth "
+                           + (f", {call_a} -> {call_b} 520 lux (truth "
                               f"{'under' if b[s]['truth_under'] else 'not under'} 520)"
-                              if flag else ""))
+                              if call_a != call_b else ""))
     ratio = [b[s]["time"] / a[s]["time"] for s in seeds if a[s].get("time")]
-    flags = {k: sum(r[s]["flagged"] == r[s]["truth_under"] for s in seeds)
-             for k, r in (("old", a), ("new", b))}
+    # right: a dim scene not passed without a word, a bright one not flagged under
+    flags = {k: sum(light_call(r[s]) != ("over" if r[s]["truth_under"] else "under")
+                    for s in seeds) for k, r in (("old", a), ("new", b))}
     lines = [
         f"- scenes read by both runs: {len(seeds)}",
         f"- cells over 10%: {sum(a[s]['lux_cells_over_10'] for s in seeds)} -> "

@@ -95,6 +95,28 @@ def test_light_warns_on_changes_of_state_not_every_reading():
     assert codes == ["light_low", "light_restored", "light_unmeasurable"]
 
 
+def test_light_within_the_meters_error_of_520_is_near_not_under():
+    """A camera meter's reading within its own error of 520 lux, either side, is
+    "near": a hand meter settles it, where the meter says. Under by more is low; a hand
+    meter's reading (no tolerance given) is taken as exact."""
+    def light(t: float, lux_min: float, tol: float | None = 0.05) -> Event:
+        extra = {"lux_min": lux_min, "lux_mean": 900.0, "lux_min_at_mm": [2662, 71]}
+        if tol is not None:
+            extra["lux_tolerance"] = tol
+        return Event(t, "light", extra=extra)
+
+    s = Stream(LAYOUT)
+    s.shot("white").end()
+    s.events += [light(10, 700), light(11, 516), light(12, 530), light(13, 480),
+                 light(14, 505), light(15, 560), light(16, 516, tol=None)]
+    out = [w for w in adjudicate_stream(s.events, Recorder()) if isinstance(w, Warning)]
+    assert [(w.code, w.t) for w in out] == [
+        ("light_near", 11), ("light_low", 13), ("light_near", 14), ("light_restored", 15),
+        ("light_low", 16)]
+    assert "516 lux" in out[0].message and "x 2662, y 71 mm" in out[0].message
+    assert "5%" in out[0].message and out[0].article == "000 Tavolo 9"
+
+
 def test_light_warning_names_the_lamp_that_changed():
     """A lamp's light under it falling by more than a third is named in the warning; a
     lamp that moved a little is not news, and lamps fitted again elsewhere (another
