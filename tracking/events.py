@@ -34,7 +34,7 @@ TABLE_EVENTS = (
 )
 #: Observation records: what the camera and the referee add.
 OBSERVATION_EVENTS = (
-    "light",  # lux_min, lux_mean, uniformity [, cells]
+    "light",  # lux_min, lux_mean, uniformity [, lux_tolerance, lux_min_at_mm, cells]
     "calibration",  # status = ok | moved | lost | recalibrated
     "unobservable",  # t .. t_end: the table could not be seen (occlusion, cut)
     "referee",  # action = ..., an entry made by hand (docs/events.md)
