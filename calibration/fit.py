@@ -1702,6 +1702,15 @@ def _mismatch_message(table: str, best: Attempt, size) -> str:
             f"{t.name!r} ({per_rail} diamonds per long rail)")
 
 
+#: the head-and-foot vote's dots are read after an opening this wide (mm): a chalk line
+#: (2 mm, blurred and compressed to 3 px or more at 0.57 px/mm) through a starting spot
+#: (12 mm) is taken out, and with it the line's ripple and the line under the rings a
+#: dot is judged against. At 5 mm (the spots' fit's, below) the line stayed in part at
+#: 1920 px: benchmark scene 796's spot read 1.48 times its lines' ripple, refused "head
+#: and foot cannot be told apart"; at 8 mm, 11 times (``bench/bench_orientation.py``)
+VOTE_OPEN_MM = 8.0
+
+
 def head_foot_vote(image: np.ndarray, gray: np.ndarray, cam: CameraModel,
                    cam_b: CameraModel, table: Table, cloth: ClothModel,
                    scores: dict | None = None) -> tuple[int, str]:
@@ -1715,7 +1724,7 @@ def head_foot_vote(image: np.ndarray, gray: np.ndarray, cam: CameraModel,
     ``turned`` and ``bare`` (:func:`_marking_noise`), for a benchmark to show."""
     g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
     ppm0 = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
-    dots = tophat(gray, 30 * ppm0, min_width_px=max(2.0, 5 * ppm0))
+    dots = tophat(gray, 30 * ppm0, min_width_px=max(2.0, VOTE_OPEN_MM * ppm0))
     sa = _marking_score(dots, g, cam, table, image)
     sb = _marking_score(dots, g, cam_b, table, image)
     noise = _marking_noise(dots, g, cam, table, image)
