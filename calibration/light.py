@@ -307,8 +307,9 @@ class LightReading:
         if self.calibrated:
             d.update(lux_min=round(self.lux_min, 1), lux_mean=round(self.lux_mean, 1),
                      lux_tolerance=NEAR_MIN_SHARE)
-            if self.darkest_mm is not None:
-                d["lux_min_at_mm"] = [round(v) for v in self.darkest_mm]
+            darkest = self.darkest_mm
+            if darkest is not None:
+                d["lux_min_at_mm"] = [round(v) for v in darkest]
         else:
             d["status"] = "uncalibrated"
         if self.lamps is not None:
