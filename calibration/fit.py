@@ -56,6 +56,14 @@ GEOMETRY_GROUPS = {"carom": ("carom", "carom_free", "carom_balkline_47", "carom_
 SIDES = ("left", "foot", "right", "head")  # table side j joins table corner j to j+1
 MAX_RMS_MM = 1.2  # diamonds' RMS residual above this: do not trust the fit
 MAX_OFFSET_SPREAD_MM = 6.0  # cushion-edge offsets disagree by more: an edge is wrong
+#: the cloth edges' RMS residual above which the outline is taken to disagree with the
+#: diamonds and the fit is made without it: 2 mm, or what 0.9 px comes to on the cloth
+#: where a pixel is larger (a 1280-px frame: about 3 mm). An edge point is found to a
+#: fraction of a pixel whatever the frame's size, so a bar in millimetres alone dropped
+#: sound outlines of small frames (benchmark scene 9288, 1280 px: four straight sides
+#: at 2.04 mm RMS, 0.6 px, dropped, its diamonds alone promising 3.01 mm)
+MAX_EDGE_RMS_MM = 2.0
+MAX_EDGE_RMS_PX = 0.9
 MAX_PREDICTED_MM = 2.5  # predicted (3 sigma) cloth error above this: do not trust
 #: the same with the lens measured (:mod:`calibration.lens`). The bar sits under the 3 mm
 #: the issue asks for by the self-check's own error: unaided, a fitted principal point
@@ -1786,7 +1794,8 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
     cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam, offs, f_prior)
     _, _, re = prob.parts(res.x)
     if len(re) and (len(obs.diamonds) < 0.8 * len(diamonds_d)
-                    or float(np.sqrt(np.mean(re ** 2))) > 2.0
+                    or float(np.sqrt(np.mean(re ** 2))) > max(MAX_EDGE_RMS_MM,
+                                                              MAX_EDGE_RMS_PX / ppm)
                     or _offset_spread(offs, obs) > MAX_OFFSET_SPREAD_MM):
         # the cloth's outline disagrees with the diamonds (a cushion band of another
         # shade, a dark corner, a bogus edge that threw good diamonds out): trust the
