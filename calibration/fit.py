@@ -121,6 +121,12 @@ def max_rms_mm(lens_given: bool) -> float:
 MIN_PER_LONG_RAIL = 2
 
 
+def max_edge_rms_mm(ppm: float) -> float:
+    """The cloth edges' RMS residual (mm) above which the fit is made without them, at
+    ``ppm`` image px per cloth mm."""
+    return max(MAX_EDGE_RMS_MM, MAX_EDGE_RMS_PX / ppm)
+
+
 def min_per_long_rail(lens_given: bool) -> int:
     """The diamonds each long rail must show for a calibration to be trusted."""
     return 0 if lens_given else MIN_PER_LONG_RAIL
@@ -1794,8 +1800,7 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
     cam, offs, (res, prob, obs) = fit_camera(table, size, obs, cam, offs, f_prior)
     _, _, re = prob.parts(res.x)
     if len(re) and (len(obs.diamonds) < 0.8 * len(diamonds_d)
-                    or float(np.sqrt(np.mean(re ** 2))) > max(MAX_EDGE_RMS_MM,
-                                                              MAX_EDGE_RMS_PX / ppm)
+                    or float(np.sqrt(np.mean(re ** 2))) > max_edge_rms_mm(ppm)
                     or _offset_spread(offs, obs) > MAX_OFFSET_SPREAD_MM):
         # the cloth's outline disagrees with the diamonds (a cushion band of another
         # shade, a dark corner, a bogus edge that threw good diamonds out): trust the
