@@ -122,6 +122,17 @@ def _grown_hull(region: np.ndarray, margin: int) -> np.ndarray:
     return cv2.dilate(out, k)
 
 
+def _trunk(region: np.ndarray, width: int) -> np.ndarray:
+    """``region`` without the limbs narrower than ``width`` px that hang from it (the
+    part of it an opening of that width keeps, most in it); ``region`` itself when the
+    opening keeps nothing."""
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width | 1,) * 2)
+    opened = cv2.morphologyEx(region, cv2.MORPH_OPEN, k)
+    if not cv2.countNonZero(opened):
+        return region
+    return _component_most_in(opened, region)
+
+
 def _fill_holes(mask: np.ndarray, max_frac: float = 1.0) -> np.ndarray:
     """Fill holes smaller than ``max_frac`` of the region (balls, worn patches, lines);
     a large hole (the table inside the floor around it) stays a hole."""
@@ -645,7 +656,7 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int],
         mask = cloth_part(raw, kernel)
         if _touches_border(mask):
             held = True
-            mask = cloth_part(raw & _grown_hull(best, margin))
+            mask = cloth_part(raw & _grown_hull(_trunk(best, 2 * margin), margin))
     else:
         # a banner of the cloth's colour on the floor, against a rail, is joined to the
         # cloth by the closing across the rail and makes a side of the outline beyond the
