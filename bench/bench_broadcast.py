@@ -1,6 +1,6 @@
 """Benchmark the automatic calibration on what a broadcast shows besides the club view.
 
-    python bench/bench_broadcast.py [--n 24] [--out docs/bench/calibration_broadcast.md]
+    python bench/bench_broadcast.py [--start 0] [--n 24] [--out docs/bench/calibration_broadcast.md]
 
 The issue asks that real broadcast frames be calibrated right or refused with a
 reason. ``simworld.render.broadcast_scene`` draws five framings (snug: the rails'
@@ -111,6 +111,8 @@ def summarise(rows: list[dict], label: str = "") -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--start", type=int, default=0,
+                    help="first seed of each framing (new seeds: scenes out of sample)")
     ap.add_argument("--n", type=int, default=24, help="scenes per framing")
     ap.add_argument("--kinds", default=",".join(BROADCAST_KINDS),
                     help="comma-separated framings (default: all)")
@@ -124,7 +126,8 @@ def main() -> int:
     for k in kinds:
         if k not in BROADCAST_KINDS:
             ap.error(f"unknown framing {k!r}; known: {', '.join(BROADCAST_KINDS)}")
-    rows = run_rows([(kind, seed) for kind in kinds for seed in range(args.n)],
+    rows = run_rows([(kind, seed) for kind in kinds
+                     for seed in range(args.start, args.start + args.n)],
                     lambda job: evaluate(*job),
                     lambda r: f"{r['kind']} seed {r['seed']} {r['discipline']}: "
                     f"{r['outcome']} {r.get('err_max', float('nan')):.2f} mm "
