@@ -1607,7 +1607,8 @@ def calibrate_image(image: np.ndarray, table: str | None = None,
         chosen_name = _variant_by_lines(gray, a, GEOMETRY_GROUPS[best_rep])
     calib = _finish(image, gray, region, a, chosen_name, size, cloth_level, height)
     if not calib.ok:
-        calib.quality["reasons"][:0] = _exposure_reasons(image, region, get_table(chosen_name))
+        calib.quality["reasons"][:0] = _exposure_reasons(
+            image, region, get_table(chosen_name), ORIENTATION_UNKNOWN in calib.warnings)
     calib.sights = sights
     calib.grain, calib.lettering = background == "grain", background == "lettering"
     calib.lens = lens
@@ -1658,12 +1659,37 @@ def _rails_clipped(image: np.ndarray, quad: np.ndarray, table: Table) -> float:
     return max(shares)
 
 
-def _exposure_reasons(image: np.ndarray, region: ClothRegion, table: Table) -> list[str]:
+#: the warning of a fit whose head and foot the markings did not tell apart
+ORIENTATION_UNKNOWN = "head and foot cannot be told apart from the markings"
+#: share of the cloth's region clipped in two channels or more above which a refusal for
+#: head and foot not told apart names the exposure first (:func:`_cloth_clipped`)
+CLOTH_BLOWN_OUT = 0.25
+
+
+def _cloth_clipped(image: np.ndarray, region: ClothRegion) -> float:
+    """The share of the cloth's region clipped in two colour channels or more: a cloth
+    lit to white there shows neither its markings' dots nor a white ball on a spot
+    (benchmark scene 9832: a tan cloth at 255 in red and green over half of it; the
+    starting spots' dots read 2.91 grey levels against the vote's 3, the ball on one
+    0.023 off the cloth's chromaticity against 0.04). Unlike a cloth clipping in its
+    own channel (``region.clipped``), such a cloth is found by its colour all the same."""
+    h, w = image.shape[:2]
+    inside = cv2.resize(region.mask, (w, h), interpolation=cv2.INTER_NEAREST) > 0
+    values = image[inside]
+    if not len(values):
+        return 0.0
+    return float(np.mean((values >= CLIP_LEVEL).sum(axis=1) >= 2))
+
+
+def _exposure_reasons(image: np.ndarray, region: ClothRegion, table: Table,
+                      markings_unread: bool = False) -> list[str]:
     """The reasons to give first for a refusal when the exposure is too high: rails
     blown white, and a cloth clipping in its own channel over most of the table (found
     by its colour all the same, :data:`calibration.detect.CLIPPED_CHROMA_STEP`; benchmark
     scene 5204, a red cloth at 255 red over 81% of the table, whose refusal had named the
-    exposure alone before its cloth was found)."""
+    exposure alone before its cloth was found), or, where head and foot were not told
+    apart (``markings_unread``), clipping in two channels over much of it
+    (:func:`_cloth_clipped`)."""
     remedy = ": lower the camera's exposure or gain"
     reasons = []
     share = _rails_clipped(image, region.quad, table)
@@ -1674,6 +1700,11 @@ def _exposure_reasons(image: np.ndarray, region: ClothRegion, table: Table) -> l
         too, remedy = (" too", "") if reasons else ("", remedy)
         reasons.append(f"the cloth is overexposed{too} ({region.clipped:.0%} of the table's "
                        f"area clips in its own colour channel){remedy}")
+    elif markings_unread and (clipped := _cloth_clipped(image, region)) > CLOTH_BLOWN_OUT:
+        too, remedy = (" too", "") if reasons else ("", remedy)
+        reasons.append(f"the cloth is overexposed{too} ({clipped:.0%} of it clips in two "
+                       "colour channels or more), so its markings and the balls on its "
+                       f"spots cannot be read{remedy}")
     return reasons
 
 
@@ -1777,7 +1808,7 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
     # decided only by a clearly visible marking that the other way round lacks
     orientation_unknown = vote == 0
     if orientation_unknown:
-        warnings.append("head and foot cannot be told apart from the markings")
+        warnings.append(ORIENTATION_UNKNOWN)
     f_prior = a.fit[1].f_prior if a.fit else cam.K[0, 0]
     if len(obs.diamonds) < MIN_FOUND * len(table.diamonds):
         # certain to be refused (fits only drop diamonds): one short fit on the diamonds

@@ -892,6 +892,27 @@ def test_a_refusal_names_rails_and_cloth_overexposed_with_the_remedy_once():
     assert " ".join(calib.quality["reasons"]).count("lower the camera's exposure") == 1
 
 
+def test_head_and_foot_lost_to_a_cloth_lit_white_names_the_exposure_first(monkeypatch):
+    """Benchmark scene 9832: five pins on a tan cloth lit to 255 in red and green over
+    half of it. The fit is right (0.5 mm), but the starting spots' dots and the white
+    ball on one are lost in the clipping, and head and foot are not told apart. The
+    refusal says first that the cloth is overexposed, with the remedy; a cloth that
+    does not clip is refused for the markings alone."""
+    import calibration.fit as fit
+
+    disc, cam, look, img, _ = render.calibration_scene(9832)
+    assert look.cloth == "tan" and disc.name == "five_pins"
+    calib = with_measured_lens(img, cam, 9832, strict=False)
+    assert not calib.ok
+    first, second = calib.quality["reasons"][:2]
+    assert first.startswith("the cloth is overexposed (5") and first.endswith(
+        "lower the camera's exposure or gain")
+    assert second.startswith("head and foot cannot be told apart")
+    monkeypatch.setattr(fit, "_cloth_clipped", lambda image, region: 0.0)
+    calib = with_measured_lens(img, cam, 9832, strict=False)
+    assert calib.quality["reasons"][0].startswith("head and foot cannot be told apart")
+
+
 def test_a_fallback_search_that_half_found_its_sights_is_fitted_over_a_weak_best():
     """Benchmark scene 7172: Pool 51 at 1920 px, pearl sights 10 mm across on maple lit
     near white (red and green at 255, the sights a few levels up in blue alone). No
