@@ -1,6 +1,7 @@
 """Time the calibration of benchmark scenes, warm, each several times.
 
     python bench/time_calibration.py SEED [SEED ...] [--repeat 3]
+    python bench/time_calibration.py 2 10 --broadcast side
     python bench/time_calibration.py --start 1000 --n 200 --width 1920 --repeat 1 \
         --out docs/bench/time_calibration_1000_1199.md
 
@@ -42,7 +43,7 @@ from bench.bench_calibration import LENS_VIEWS  # noqa: E402
 from calibration import calibrate_image  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
 from calibration.lens import calibrate_lens  # noqa: E402
-from simworld.render import calibration_scene  # noqa: E402
+from simworld.render import BROADCAST_KINDS, broadcast_scene, calibration_scene  # noqa: E402
 from simworld.render.board import checkerboard_views  # noqa: E402
 
 TARGET_S = 2.0
@@ -138,7 +139,11 @@ def main() -> int:
                     help="measure each scene's lens first (not timed) and give it")
     ap.add_argument("--against", metavar="REV",
                     help="alternate with the calibration package of git revision REV")
+    ap.add_argument("--broadcast", metavar="KIND", choices=BROADCAST_KINDS,
+                    help="seeds of bench_broadcast.py's framing KIND instead")
     args = ap.parse_args()
+    if args.broadcast and args.against:
+        ap.error("--broadcast and --against do not go together")
     clock = time.process_time if args.cpu else time.perf_counter
     seeds = list(args.seeds)
     if args.start is not None:
@@ -150,7 +155,8 @@ def main() -> int:
     times: dict[int, float] = {}
     warm = False
     for seed in seeds:
-        _, cam, _, img, _ = calibration_scene(seed)
+        _, cam, _, img, _ = (broadcast_scene(args.broadcast, seed) if args.broadcast
+                             else calibration_scene(seed))
         if args.width and img.shape[1] != args.width:
             continue
         lens = None
