@@ -1653,14 +1653,17 @@ def _rails_clipped(image: np.ndarray, quad: np.ndarray, table: Table) -> float:
         px = cv2.perspectiveTransform(ring, H).reshape(-1, 2)
         px = px[(px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0)
                 & (px[:, 1] <= h - 1)]
-        if len(px):
-            values = image[px[:, 1].round().astype(int), px[:, 0].round().astype(int)]
-            shares.append(float(np.mean((values >= CLIP_LEVEL).sum(axis=1) >= 2)))
+        shares.append(_blown_share(
+            image[px[:, 1].round().astype(int), px[:, 0].round().astype(int)]))
     return max(shares)
 
 
-#: the warning of a fit whose head and foot the markings did not tell apart
-ORIENTATION_UNKNOWN = "head and foot cannot be told apart from the markings"
+def _blown_share(values: np.ndarray) -> float:
+    """The share of pixels ``values`` (N, 3) clipped in two colour channels or more:
+    white, whatever the surface's colour (0 for none)."""
+    return float(np.mean((values >= CLIP_LEVEL).sum(axis=1) >= 2)) if len(values) else 0.0
+
+
 #: share of the cloth's region clipped in two channels or more above which a refusal for
 #: head and foot not told apart names the exposure first (:func:`_cloth_clipped`)
 CLOTH_BLOWN_OUT = 0.25
@@ -1674,11 +1677,8 @@ def _cloth_clipped(image: np.ndarray, region: ClothRegion) -> float:
     0.023 off the cloth's chromaticity against 0.04). Unlike a cloth clipping in its
     own channel (``region.clipped``), such a cloth is found by its colour all the same."""
     h, w = image.shape[:2]
-    inside = cv2.resize(region.mask, (w, h), interpolation=cv2.INTER_NEAREST) > 0
-    values = image[inside]
-    if not len(values):
-        return 0.0
-    return float(np.mean((values >= CLIP_LEVEL).sum(axis=1) >= 2))
+    return _blown_share(image[cv2.resize(region.mask, (w, h),
+                                         interpolation=cv2.INTER_NEAREST) > 0])
 
 
 def _exposure_reasons(image: np.ndarray, region: ClothRegion, table: Table,
@@ -1754,6 +1754,8 @@ def _mismatch_message(table: str, best: Attempt, size) -> str:
 #: 1920 px: benchmark scene 796's spot read 1.48 times its lines' ripple, refused "head
 #: and foot cannot be told apart"; at 8 mm, 11 times (``bench/bench_orientation.py``)
 VOTE_OPEN_MM = 8.0
+#: the warning of a fit whose head and foot the markings did not tell apart
+ORIENTATION_UNKNOWN = "head and foot cannot be told apart from the markings"
 
 
 def head_foot_vote(image: np.ndarray, gray: np.ndarray, cam: CameraModel,
