@@ -68,7 +68,7 @@ class ClothRegion:
     mask: np.ndarray  # uint8 work-resolution mask of the cloth
     scale: float  # full px per work px
     covered: float = 1.0  # share of the quad the mask covers (a ragged outline: less)
-    by_brightness: bool = False  # grown by brightness, not colour (:func:`_dark_ringed`)
+    by_brightness: bool = False  # grown by brightness, not colour (:func:`_brightness_ringed`)
     # share of the table's area clipped in a channel, when over BLOWN_OUT: a vivid cloth
     # clipping in its own channel, found by :func:`find_cloth`'s second look (its light
     # cannot be metered, and a refusal names the exposure)
@@ -425,7 +425,7 @@ DARK_CLOTH_BLUR = 9
 #: clip, 1309's lamp-lit middle at 0.86; later, 2310's at 0.87)
 SOLID_OUTLINE = 0.93
 #: a cloth outline whose quad its mask covers less than this is grown by brightness as
-#: well (:func:`_dark_ringed`), and the outline covering more taken
+#: well (:func:`_brightness_ringed`), and the outline covering more taken
 RAGGED_OUTLINE = 0.95
 #: share of the cloth's mask that the closing joined to it from beyond the chosen
 #: region, over which (and under BRIDGED_MAX) the mask closed less is taken
@@ -712,32 +712,46 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int],
 def _grown_by_brightness(found: _Found, log_level: np.ndarray, best: np.ndarray,
                          model: ClothModel, core: np.ndarray, kernel: np.ndarray
                          ) -> ClothRegion | None:
-    """The cloth grown by brightness to the rails (:func:`_dark_ringed`) and outlined,
-    its sides placed by brightness; None when it cannot be grown or outlined."""
-    ring = _dark_ringed(log_level, best, kernel)
-    if ring is None:
-        return None
-    try:
-        return _region_of(found, ring, best, model, core, by_brightness=True)
-    except CalibrationError:
-        return None
+    """The cloth grown by brightness to the rails (:func:`_brightness_ringed`) and
+    outlined, its sides placed by brightness; None when it cannot be grown or outlined.
+    A cloth darker than its rails is tried first, then, for a colourless cloth (whose
+    colour does not part it from dark rails), one lighter."""
+    grey = float(np.hypot(*(model.mean - 1.0 / 3.0))) < COLOURLESS
+    for lighter in (False, True) if grey else (False,):
+        ring = _brightness_ringed(log_level, best, kernel, lighter)
+        if ring is None:
+            continue
+        try:
+            return _region_of(found, ring, best, model, core, by_brightness=True)
+        except CalibrationError:
+            continue
+    return None
 
 
-#: log-brightness steps above the chosen region's median at which a dark cloth's region
-#: is grown to the lighter rails round it, and the growth per step (share of the area,
-#: holes filled) under which a step is on the plateau between the two
-#: (:func:`_dark_ringed`; benchmark scene 3510: 0.1-0.2% a step; 1563, a lamp-lit black
-#: cloth in light wood: 0.1-0.4%, the shaded cushion band creeping in; 2592, a floor as
-#: dark as the cloth: 0.2-0.4%, three steps before the floor), and how many such steps
-#: make one. Steps of 0.05, not 0.1: 2592's plateau is 0.2 wide
+#: log-brightness steps from the chosen region's median at which a cloth's region is
+#: grown to the rails round it, and the growth per step (share of the area, holes
+#: filled) under which a step is on the plateau between the two
+#: (:func:`_brightness_ringed`; benchmark scene 3510: 0.1-0.2% a step; 1563, a
+#: lamp-lit black cloth in light wood: 0.1-0.4%, the shaded cushion band creeping in;
+#: 2592, a floor as dark as the cloth: 0.2-0.4%, three steps before the floor), and how
+#: many such steps make one. Steps of 0.05, not 0.1: 2592's plateau is 0.2 wide
 RING_STEPS = np.arange(0.05, 2.01, 0.05)
 RING_STABLE = 0.02
 RING_MIN_STEPS = 3
+#: log brightness over the 99th percentile of the chosen region's beyond which a cloth
+#: grown down in brightness takes nothing in (:func:`_brightness_ringed`)
+LIGHTER_RAILS = 0.2
+#: chromaticity distance from grey under which a cloth is colourless, and grown down
+#: in brightness as well (:func:`_grown_by_brightness`; the renderer's grey cloth under
+#: its lamps' tints, through the camera's curve: 0.007-0.025; its tan and olive, the
+#: least coloured of the rest: 0.08-0.09)
+COLOURLESS = 0.05
 
 
-def _dark_ringed(log_level: np.ndarray, best: np.ndarray, kernel: np.ndarray
-                 ) -> np.ndarray | None:
-    """The cloth grown in brightness alone up to the lighter rails that ring it, or None.
+def _brightness_ringed(log_level: np.ndarray, best: np.ndarray, kernel: np.ndarray,
+                       lighter: bool = False) -> np.ndarray | None:
+    """The cloth grown in brightness alone up to the rails that ring it, or None:
+    rails lighter than the cloth, or (``lighter``) darker.
 
     A near-black cloth's chromaticity is noise, and the colour test may keep its
     lamp-lit middle alone (benchmark scene 3510: an oval, the dim rim lost). Cloth and
@@ -746,11 +760,20 @@ def _dark_ringed(log_level: np.ndarray, best: np.ndarray, kernel: np.ndarray
     above the rails' level. The middle one of the steps on the plateau is taken;
     without three such steps (dark rails, a cloth lit unevenly up to the rails) there
     is nothing to take. Its outline is refined by brightness (:func:`_refine_edges`).
-    """
-    p50 = float(np.median(log_level[best > 0]))
+
+    A grey cloth is the mirror (benchmark scene 9994, 1280 px: near-black rails by the
+    camera's curve as grey as the floor, as colourless as the cloth, whose dim rim is
+    a quarter brighter than they; the colour test took rails on three sides, and the
+    quad ran 2,000 px out of the frame): grown down in brightness from its lamp-lit
+    middle, it stops at the darker rails."""
+    p50, p99 = np.percentile(log_level[best > 0], [50, 99])
+    # grown down, the region is kept from rails lighter than the cloth's lit middle
+    # (benchmark scene 284: light wood clipping white round a blue cloth)
+    top = log_level <= p99 + LIGHTER_RAILS if lighter else True
     areas, comps = [], []
     for step in RING_STEPS:
-        m = (log_level <= p50 + step).astype(np.uint8) * 255
+        m = (((log_level >= p50 - step) & top) if lighter else (log_level <= p50 + step)
+             ).astype(np.uint8) * 255
         comp = _component_most_in(cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel), best)
         if _touches_border(comp):
             break
