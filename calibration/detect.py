@@ -39,14 +39,21 @@ class ClothModel:
 
     def distance(self, bgr: np.ndarray) -> np.ndarray:
         """Mahalanobis distance in chromaticity, plus an intensity term; same shape[:2]."""
+        d2, s = self._chroma_d2(bgr)
+        li = (np.log(s) - self.log_intensity) / max(self.log_intensity_sd * 6.0, 1.6)
+        return np.sqrt(d2 + np.maximum(np.abs(li) - 1.0, 0.0) ** 2 * 9.0)
+
+    def chroma_distance(self, bgr: np.ndarray) -> np.ndarray:
+        """Mahalanobis distance in chromaticity alone, whatever the brightness."""
+        return np.sqrt(self._chroma_d2(bgr)[0])
+
+    def _chroma_d2(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         f = bgr.astype(np.float32) + 1.0
         s = f.sum(axis=-1)
         r = f[..., 2] / s - self.mean[0]
         g = f[..., 1] / s - self.mean[1]
         ic = self.inv_cov
-        d2 = ic[0, 0] * r * r + 2 * ic[0, 1] * r * g + ic[1, 1] * g * g
-        li = (np.log(s) - self.log_intensity) / max(self.log_intensity_sd * 6.0, 1.6)
-        return np.sqrt(d2 + np.maximum(np.abs(li) - 1.0, 0.0) ** 2 * 9.0)
+        return ic[0, 0] * r * r + 2 * ic[0, 1] * r * g + ic[1, 1] * g * g, s
 
     def to_dict(self) -> dict:
         return {"mean": self.mean.tolist(), "inv_cov": self.inv_cov.tolist(),
@@ -635,7 +642,7 @@ def _outline(found: _Found, best: np.ndarray, best_members: list[int],
     log_level = np.log(small.astype(np.float32).sum(axis=2) + 3.0)
     p5, p50 = np.percentile(log_level[(best > 0) & ~clipped], [5, 50])
     lit = log_level >= p5 - max(1.0, 3.0 * (p50 - p5))
-    raw = (((dist < 4.0) & lit & ~clipped) | glare).astype(np.uint8) * 255
+    raw = (((dist < CLOTH_LIKE) & lit & ~clipped) | glare).astype(np.uint8) * 255
     close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(5, sw // 40) | 1,) * 2)
 
     def cloth_part(m: np.ndarray, close: np.ndarray = close) -> np.ndarray:
@@ -718,7 +725,11 @@ def _grown_by_brightness(found: _Found, log_level: np.ndarray, best: np.ndarray,
     colour does not part it from dark rails), one lighter."""
     grey = float(np.hypot(*(model.mean - 1.0 / 3.0))) < COLOURLESS
     for lighter in (False, True) if grey else (False,):
-        ring = _brightness_ringed(log_level, best, kernel, lighter)
+        # grown down, it takes in nothing lighter than its lit middle but of its colour:
+        # light wood round a grey cloth stays out (benchmark scene 7162, whose rails and
+        # a banner beyond them were taken in without it)
+        like = model.chroma_distance(found.small) < CLOTH_LIKE if lighter else None
+        ring = _brightness_ringed(log_level, best, kernel, like)
         if ring is None:
             continue
         try:
@@ -738,9 +749,9 @@ def _grown_by_brightness(found: _Found, log_level: np.ndarray, best: np.ndarray,
 RING_STEPS = np.arange(0.05, 2.01, 0.05)
 RING_STABLE = 0.02
 RING_MIN_STEPS = 3
-#: log brightness over the 99th percentile of the chosen region's beyond which a cloth
-#: grown down in brightness takes nothing in (:func:`_brightness_ringed`)
-LIGHTER_RAILS = 0.2
+#: Mahalanobis distance in the cloth's colour model under which a pixel is of the
+#: cloth's colour
+CLOTH_LIKE = 4.0
 #: chromaticity distance from grey under which a cloth is colourless, and grown down
 #: in brightness as well (:func:`_grown_by_brightness`; the renderer's grey cloth under
 #: its lamps' tints, through the camera's curve: 0.007-0.025; its tan and olive, the
@@ -749,9 +760,10 @@ COLOURLESS = 0.05
 
 
 def _brightness_ringed(log_level: np.ndarray, best: np.ndarray, kernel: np.ndarray,
-                       lighter: bool = False) -> np.ndarray | None:
-    """The cloth grown in brightness alone up to the rails that ring it, or None:
-    rails lighter than the cloth, or (``lighter``) darker.
+                       like: np.ndarray | None = None) -> np.ndarray | None:
+    """The cloth grown in brightness up to the rails that ring it, or None: rails
+    lighter than the cloth, or (``like`` given: the pixels of the cloth's colour, the
+    only ones lighter than its lit middle it takes in) darker.
 
     A near-black cloth's chromaticity is noise, and the colour test may keep its
     lamp-lit middle alone (benchmark scene 3510: an oval, the dim rim lost). Cloth and
@@ -766,13 +778,13 @@ def _brightness_ringed(log_level: np.ndarray, best: np.ndarray, kernel: np.ndarr
     a quarter brighter than they; the colour test took rails on three sides, and the
     quad ran 2,000 px out of the frame): grown down in brightness from its lamp-lit
     middle, it stops at the darker rails."""
-    p50, p99 = np.percentile(log_level[best > 0], [50, 99])
-    # grown down, the region is kept from rails lighter than the cloth's lit middle
-    # (benchmark scene 284: light wood clipping white round a blue cloth)
-    top = log_level <= p99 + LIGHTER_RAILS if lighter else True
+    p50 = float(np.median(log_level[best > 0]))
+    lighter = like is not None
+    if lighter:  # what is lighter than the lit middle is cloth only if of its colour
+        like = like | (log_level <= p50)
     areas, comps = [], []
     for step in RING_STEPS:
-        m = (((log_level >= p50 - step) & top) if lighter else (log_level <= p50 + step)
+        m = (((log_level >= p50 - step) & like) if lighter else (log_level <= p50 + step)
              ).astype(np.uint8) * 255
         comp = _component_most_in(cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel), best)
         if _touches_border(comp):

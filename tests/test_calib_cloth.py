@@ -383,6 +383,23 @@ def test_a_grey_cloth_lighter_than_its_dark_rails_is_grown_down_to_them(monkeypa
     assert row["ok"] and row["err_max"] < 1.0, (row.get("refused"), row.get("err_max"))
     ringed = detect._brightness_ringed
     monkeypatch.setattr(detect, "_brightness_ringed",
-                        lambda level, best, kernel, lighter=False:
-                        None if lighter else ringed(level, best, kernel))
+                        lambda level, best, kernel, like=None:
+                        None if like is not None else ringed(level, best, kernel))
     assert corner_error(find_cloth(img).quad, corners) > 500.0
+
+
+def test_light_wood_round_a_grey_cloth_is_not_taken_in_when_grown_down(monkeypatch):
+    """Benchmark scene 7162 (tutti doppi, 1920 px): a grey cloth in light wood rails.
+    Its colour's outline is refused and it is grown down in brightness; the wood is
+    lighter than the cloth's lit middle and would be taken in, with a banner beyond the
+    foot rail (191 px off): grown down, nothing lighter than the lit middle is taken in
+    unless it is of the cloth's colour, and the outline is the cushions'."""
+    import calibration.detect as detect
+
+    disc, cam, look, img, _ = render.calibration_scene(7162)
+    assert look.cloth == "grey" and look.wood[0] > 0.4  # the scene is what it claims
+    corners = np.array([s[0] for s in cushion_outline(disc.table, cam)])
+    assert corner_error(find_cloth(img).quad, corners) < 12.0
+    monkeypatch.setattr(detect.ClothModel, "chroma_distance",
+                        lambda self, bgr: np.zeros(bgr.shape[:2], np.float32))
+    assert corner_error(find_cloth(img).quad, corners) > 100.0
