@@ -48,6 +48,7 @@ class ClothModel:
         return np.sqrt(self._chroma_d2(bgr)[0])
 
     def _chroma_d2(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The squared chromaticity distance, and the channels' sum (the brightness)."""
         f = bgr.astype(np.float32) + 1.0
         s = f.sum(axis=-1)
         r = f[..., 2] / s - self.mean[0]
