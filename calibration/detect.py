@@ -779,14 +779,13 @@ def _brightness_ringed(log_level: np.ndarray, best: np.ndarray, kernel: np.ndarr
     a quarter brighter than they; the colour test took rails on three sides, and the
     quad ran 2,000 px out of the frame): grown down in brightness from its lamp-lit
     middle, it stops at the darker rails."""
-    p50 = float(np.median(log_level[best > 0]))
-    lighter = like is not None
-    if lighter:  # what is lighter than the lit middle is cloth only if of its colour
-        like = like | (log_level <= p50)
+    level = log_level if like is None else -log_level  # grown down: the mirror
+    p50 = float(np.median(level[best > 0]))
+    # past the lit middle the way it is grown down, only the cloth's colour is cloth
+    allowed = True if like is None else like | (level >= p50)
     areas, comps = [], []
     for step in RING_STEPS:
-        m = (((log_level >= p50 - step) & like) if lighter else (log_level <= p50 + step)
-             ).astype(np.uint8) * 255
+        m = ((level <= p50 + step) & allowed).astype(np.uint8) * 255
         comp = _component_most_in(cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel), best)
         if _touches_border(comp):
             break
