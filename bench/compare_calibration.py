@@ -4,11 +4,12 @@
         [--out X.md]
 
 The rows are those ``bench_calibration.py --jsonl`` keeps (several files per side for a
-run split by seed: ``--old A B --new C D``). A change meant to leave the calibration as
-it was (a speed-up) should show no scene trusted or refused differently, no other
-profile chosen and no worst error moved by more than ``--tol`` mm. Two runs made side
-by side, one process each, met the same load: their time ratio (new / old, per scene)
-is then a fair figure; runs made hours apart are not.
+run split by seed: ``--old A B --new C D``), or ``bench_sights.py``'s (no times: a
+change to the self-check, compared by what it promised). A change meant to leave the
+calibration as it was (a speed-up) should show no scene trusted or refused differently,
+no other profile chosen and no worst error moved by more than ``--tol`` mm. Two runs
+made side by side, one process each, met the same load: their time ratio (new / old,
+per scene) is then a fair figure; runs made hours apart are not.
 """
 
 from __future__ import annotations
@@ -40,9 +41,11 @@ def compare(old: list[dict], new: list[dict], tol: float) -> tuple[list[str], li
             changed.append(f"- seed {s}: ok {ra.get('ok')} -> {rb.get('ok')}, profile "
                            f"{ra.get('chosen')} -> {rb.get('chosen')}, worst error "
                            f"{ea if ea is None else round(ea, 3)} -> "
-                           f"{eb if eb is None else round(eb, 3)} mm")
-    ratio = [b[s]["time"] / a[s]["time"] for s in seeds if a[s]["time"] > 0]
-    big = [s for s in seeds if tuple(a[s]["size"]) == (1920, 1080)]
+                           f"{eb if eb is None else round(eb, 3)} mm (promised "
+                           f"{ra.get('predicted')} -> {rb.get('predicted')} mm)")
+    timed = [s for s in seeds if "time" in a[s] and "time" in b[s]]
+    ratio = [b[s]["time"] / a[s]["time"] for s in timed if a[s]["time"] > 0]
+    big = [s for s in timed if tuple(a[s]["size"]) == (1920, 1080)]
     lines = [
         f"- scenes in both runs: {len(seeds)}",
         f"- calibrated within 3 mm: {sum(_succeeded(a[s]) for s in seeds)} -> "
@@ -50,7 +53,7 @@ def compare(old: list[dict], new: list[dict], tol: float) -> tuple[list[str], li
         f"- scenes changed (trusted or refused, profile, or worst error by more than "
         f"{tol} mm): {len(changed)}",
         f"- time, new / old per scene: median {np.median(ratio):.2f}, range "
-        f"{min(ratio):.2f}-{max(ratio):.2f}" if ratio else "- time: no scenes",
+        f"{min(ratio):.2f}-{max(ratio):.2f}" if ratio else "- time: not kept",
     ]
     if big:
         lines.append(f"- 1920x1080 frames ({len(big)}), median / max: "

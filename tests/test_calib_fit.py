@@ -97,3 +97,51 @@ def test_the_sights_images_are_the_channels_min_and_inverted_max():
     # a view of a larger frame (a crop) as well
     crop = img[5:30, 7:40]
     assert np.array_equal(sight_image(crop, "pale"), crop.min(axis=2))
+
+
+def test_a_rails_shared_offset_moves_the_mapping_as_the_self_check_reckons():
+    """The self-check's rail term (fit._rail_shifts, for the grain fallback's sights) is
+    the Gauss-Newton step of the fit: a pyramid table's foot-rail sights all seen half a
+    pixel further out, refitted, move the cloth's mapping as that step says."""
+    from calibration.fit import (
+        ROBUST_SCALE,
+        Observations,
+        _camera,
+        _cloth_grid,
+        _rail_shifts,
+        fit_camera,
+        weighted_fit,
+    )
+    from equipment import get_table
+    from simworld.render.camera import random_camera
+
+    table, size = get_table("pyramid"), (1280, 720)
+    sim = random_camera(table, np.random.default_rng(4), size, max_tilt_deg=18.0)
+    cam = CameraModel(sim.K, sim.dist, sim.rvec, sim.tvec, size)
+    dia, top = np.array(table.diamonds, float), table.rail_top_height
+    seen = cam.table_to_image(dia, top)
+    assert np.allclose(seen, sim.project(np.column_stack([dia, np.full(len(dia), top)])))
+    seen += np.random.default_rng(5).normal(0.0, 0.15, seen.shape)
+    obs = Observations(diamonds=dict(enumerate(seen)))
+    f = float(cam.K[0, 0])
+    cam1, offs, (res, prob, obs) = fit_camera(table, size, obs, cam, np.zeros(4), f)
+    cam1, offs, (res, prob, obs) = weighted_fit(table, size, obs, cam1, offs, prob, res.x)
+    shift = 0.5
+    column = _rail_shifts(table, size, res, prob, shift)["foot"]
+    J = res.jac[:-4]
+    step = -np.linalg.pinv(J.T @ J) @ (J.T @ column)
+    # the refit: the foot rail's sights moved outward by `shift` px in the image
+    foot = [k for k, (x, _) in enumerate(dia) if x > table.length]
+    out = cam1.table_to_image(dia[foot] + [10.0, 0.0], top) - cam1.table_to_image(dia[foot], top)
+    moved = dict(obs.diamonds)
+    for k, u in zip(foot, out / np.linalg.norm(out, axis=1, keepdims=True), strict=True):
+        moved[k] = moved[k] + shift * u
+    cam2, _, _ = fit_camera(table, size, Observations(diamonds=moved), cam1, offs, f,
+                            max_nfev=100, passes=1, weights=prob.weights, f_scale=ROBUST_SCALE)
+    xy = _cloth_grid(table)
+    px = cam1.table_to_image(xy)
+    refit = cam2.image_to_table(px) - xy
+    stepped = _camera(res.x + np.pad(step, (0, len(res.x) - len(step))), size)
+    stepped = stepped.image_to_table(px) - xy
+    assert np.abs(refit).max() > 0.5  # mm: half a pixel at the foot moves the foot end
+    assert np.abs(stepped - refit).max() < 0.1 * np.abs(refit).max()
