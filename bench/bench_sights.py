@@ -186,10 +186,13 @@ def _column(done: list[dict]) -> list[str]:
 
 def summarise(rows: list[dict], label: str) -> str:
     """A markdown report: the sights' offsets, and how much of them a rail shares, over
-    all scenes and over those whose sights the grain fallback found (where the
-    self-check adds a shared offset, calibration.fit.RAIL_SD_PX)."""
+    all scenes and over those whose sights a fallback of the cascade found (grain,
+    lettering: where the self-check adds a shared offset, calibration.fit.RAIL_SD_PX)."""
     done = [r for r in rows if "sights" in r and r["err_max"] < LOST_MM]
-    grain = [r for r in done if r.get("grain")]
+    groups = [("all scenes", done)] + [
+        (f"on the {name} fallback's sights", part) for name, part in
+        (("grain", [r for r in done if r.get("grain")]),
+         ("lettering", [r for r in done if r.get("lettering")])) if part]
     names = ["scenes compared", "diamonds compared",
              "offset, median / 90th pct / max (px)", "mean offset across / along (px)"]
     for axis in ("across", "along"):
@@ -198,14 +201,14 @@ def summarise(rows: list[dict], label: str) -> str:
                          "independent scatter gives / the shared part, the root of the "
                          "difference of squares (px)")
     names.append("trusted scenes: true worst error / predicted, median / max (scenes)")
-    columns = [_column(done)] + ([_column(grain)] if grain else [])
-    head = "| figure | all scenes |" + (" on the grain fallback's sights |" if grain else "")
+    columns = [_column(part) for _, part in groups]
     lines = [f"# Sights seen against the renderer's ({len(rows)} scenes)", "",
              "`python bench/bench_sights.py` — each diamond found, its offset from where "
              "the renderer inlaid it (px; across the rail positive outward).", "", label, "",
              f"Scenes not compared (refused, another table's diamonds, or a camera not "
              f"found: {LOST_MM:.0f} mm off or more): {len(rows) - len(done)}.", "",
-             head, "|---|---|" + ("---|" if grain else "")]
+             "| figure | " + " | ".join(name for name, _ in groups) + " |",
+             "|---|" + "---|" * len(groups)]
     for k, name in enumerate(names):
         lines.append(f"| {name} | " + " | ".join(c[k] for c in columns) + " |")
     lines.append("")
@@ -216,7 +219,8 @@ def summarise(rows: list[dict], label: str) -> str:
         for r in top:
             worst = max(r["rails"].items(), key=lambda kv: abs(kv[1]["across"]))
             lines.append(f"- seed {r['seed']} {r['table']} ({r['size'][0]} px"
-                         f"{', grain fallback' if r.get('grain') else ''}): "
+                         f"{', grain fallback' if r.get('grain') else ''}"
+                         f"{', lettering fallback' if r.get('lettering') else ''}): "
                          f"{r['err_max']:.2f} mm true, {r['predicted']:.2f} predicted "
                          f"({r['err_max'] / r['predicted']:.2f}); its {worst[0]} rail's "
                          f"{worst[1]['n']} diamonds {worst[1]['across']:+.2f} px across "

@@ -486,16 +486,17 @@ def _diverged(res, diamond_residuals: np.ndarray) -> bool:
                 and np.sqrt(np.mean(diamond_residuals ** 2)) > DIVERGED_RMS_MM)
 
 
-#: px: SD of an offset across the rail that all of a rail's sights share, per top-hat
-#: background of the sights' search (:data:`calibration.diamonds.BACKGROUNDS`), which
-#: the self-check adds to the scatter the fit shows. Measured against the renderer's
-#: inlaid sights (bench/bench_sights.py, docs/bench/sights_light_wood_1280_3731169.md):
-#: the cascade's fallbacks, small pale sights among light wood's grain or a sponsor's
-#: letters, share 0.10 px across (rails of 2+ sights: 0.103 px, 143 rails, grain; 0.094,
-#: 78, lettering), where the square top-hat's share 0.02-0.03 px, which the promise's
-#: room holds (truth at most 0.80 of it). Benchmark scene 10774: a pyramid's foot-rail
-#: sights 0.48 px in alike, 3.57 mm true against 2.99 mm promised without it
-RAIL_SD_PX = {"square": 0.0, "grain": 0.10, "lettering": 0.10}
+#: px: SDs (across the rail, along it) of an offset that all of a rail's sights share,
+#: per top-hat background of the sights' search (:data:`calibration.diamonds.BACKGROUNDS`),
+#: which the self-check adds to the scatter the fit shows. Measured against the
+#: renderer's inlaid sights over rails of 2+ sights (bench/bench_sights.py,
+#: docs/bench/sights_light_wood_1280_3731169.md): the cascade's fallbacks, small pale
+#: sights among light wood's grain or a sponsor's letters, share 0.100 px across (151
+#: rails) and none along (grain), 0.084 across and 0.115 along (86 rails, lettering:
+#: letters beside a sight pull it their way), where the square top-hat's share 0.02-0.04
+#: px, which the promise's room holds (truth at most 0.80 of it). Benchmark scene 10774:
+#: a pyramid's foot-rail sights 0.48 px in alike, 3.57 mm true against 2.99 promised
+RAIL_SD_PX = {"square": (0.0, 0.0), "grain": (0.10, 0.0), "lettering": (0.08, 0.12)}
 #: noise floors of the diamonds, spots, cloth edges and chalk lines: what even a perfect
 #: fit shows. In px: centroids of blurred blobs, edges through cushion shading; in mm:
 #: how well the things themselves sit where the table's drawing says (inlaid diamonds,
@@ -566,34 +567,39 @@ def _cloth_grid(table: Table) -> np.ndarray:
     return np.column_stack([gx.ravel(), gy.ravel()])
 
 
-def _rail_shifts(table: Table, size, res, prob: _Problem, rail_sd_px: float
-                 ) -> dict[str, np.ndarray]:
-    """Rail -> how the fit's residual rows (without the weak priors) move when that
-    rail's diamonds are all seen ``rail_sd_px`` px further out across the rail: an
-    offset a rail's sights share, which their scatter about the fit does not show."""
+def _rail_shifts(table: Table, size, res, prob: _Problem, sd_px: tuple[float, float]
+                 ) -> dict[tuple[str, str], np.ndarray]:
+    """(rail, ``across`` or ``along``) -> how the fit's residual rows (without the weak
+    priors) move when that rail's diamonds are all seen ``sd_px`` px (across, along)
+    further that way: an offset a rail's sights share, which their scatter about the
+    fit does not show."""
     cam = _camera(res.x, size)
     z = table.rail_top_height
     rails = np.array([n.rsplit("_", 1)[0] for n in diamond_names(table)])[prob.d_idx]
     out = np.sign(prob.d_xy) * ((prob.d_xy < 0) | (prob.d_xy > (table.length, table.width)))
-    ahead = cam.table_to_image(prob.d_xy + 10.0 * out, z) - cam.table_to_image(prob.d_xy, z)
-    away = ahead / np.linalg.norm(ahead, axis=1, keepdims=True)
     P, zs = res.x[None], np.full(prob.nd, -z)
-    moved = (_backproject(prob.d_px + rail_sd_px * away, P, zs)
-             - _backproject(prob.d_px, P, zs))[0]
+    at = cam.table_to_image(prob.d_xy, z)
     cols = {}
-    for rail in dict.fromkeys(rails):
-        col = np.zeros(len(res.fun) - 4)
-        col[:2 * prob.nd] = prob.weights[0] * np.where((rails == rail)[:, None], moved, 0).ravel()
-        cols[rail] = col
+    for way, sd, unit in (("across", sd_px[0], out), ("along", sd_px[1], out[:, ::-1])):
+        if sd <= 0:
+            continue
+        ahead = cam.table_to_image(prob.d_xy + 10.0 * unit, z) - at
+        step = sd * ahead / np.linalg.norm(ahead, axis=1, keepdims=True)
+        moved = (_backproject(prob.d_px + step, P, zs) - _backproject(prob.d_px, P, zs))[0]
+        for rail in dict.fromkeys(rails):
+            col = np.zeros(len(res.fun) - 4)
+            col[:2 * prob.nd] = prob.weights[0] * np.where((rails == rail)[:, None], moved,
+                                                           0).ravel()
+            cols[rail, way] = col
     return cols
 
 
 def _covariance_error(table: Table, size, res, prob: _Problem,
-                      heights: tuple[float, ...] = (0.0,), rail_sd_px: float = 0.0
-                      ) -> np.ndarray:
+                      heights: tuple[float, ...] = (0.0,),
+                      rail_sd_px: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
     """3-sigma error (mm) from the fit's covariance, worst grid point, of the mapping
-    of the plane at each of ``heights`` (mm above the cloth). ``rail_sd_px``: the SD
-    of an offset across the rail that a rail's sights share (px; :data:`RAIL_SD_PX`),
+    of the plane at each of ``heights`` (mm above the cloth). ``rail_sd_px``: the SDs
+    (across, along) of an offset that a rail's sights share (px; :data:`RAIL_SD_PX`),
     each rail's its own, added to the scatter the fit shows."""
     J = res.jac[:-4]  # without the weak priors: what the image alone pins down
     m, n = J.shape
@@ -603,7 +609,7 @@ def _covariance_error(table: Table, size, res, prob: _Problem,
     except np.linalg.LinAlgError:
         return np.full(len(heights), np.inf)
     cov = inv * s2
-    if rail_sd_px > 0 and prob.nd:
+    if max(rail_sd_px) > 0 and prob.nd:
         # the parameters' move (Gauss-Newton) for each rail's shared offset: a rank-one
         # covariance per rail, rails independent
         shifts = _rail_shifts(table, size, res, prob, rail_sd_px)
@@ -689,7 +695,7 @@ def weighted_fit(table: Table, size, obs: Observations, cam: CameraModel, offs: 
 
 def self_check(table: Table, size, obs: Observations, cam: CameraModel, offs: np.ndarray,
                res, prob: _Problem, heights: tuple[float, ...] = (0.0,),
-               rail_sd_px: float = 0.0) -> np.ndarray:
+               rail_sd_px: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
     """Predicted worst error (mm, 3 sigma) of a :func:`weighted_fit`'s mapping of the
     plane at each of ``heights`` (mm above the cloth; 0: the cloth): the worse of the
     linearised covariance and the profile along the focal length
@@ -1833,7 +1839,7 @@ def head_foot_vote(image: np.ndarray, gray: np.ndarray, cam: CameraModel,
 
 def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
             cloth_level: float, camera_height: tuple[float, float] | None = None,
-            rail_sd_px: float = 0.0) -> Calibration:
+            rail_sd_px: tuple[float, float] = (0.0, 0.0)) -> Calibration:
     table = get_table(chosen_name)
     cam = a.camera
     r2, t2 = flip_pose(cam.rvec, cam.tvec, table)

@@ -99,10 +99,12 @@ def test_the_sights_images_are_the_channels_min_and_inverted_max():
     assert np.array_equal(sight_image(crop, "pale"), crop.min(axis=2))
 
 
-def test_a_rails_shared_offset_moves_the_mapping_as_the_self_check_reckons():
-    """The self-check's rail term (fit._rail_shifts, for the grain fallback's sights) is
-    the Gauss-Newton step of the fit: a pyramid table's foot-rail sights all seen half a
-    pixel further out, refitted, move the cloth's mapping as that step says."""
+@pytest.mark.parametrize("way", ["across", "along"])
+def test_a_rails_shared_offset_moves_the_mapping_as_the_self_check_reckons(way):
+    """The self-check's rail term (fit._rail_shifts, for the cascade's fallbacks) is the
+    Gauss-Newton step of the fit: a pyramid table's foot-rail sights all seen half a
+    pixel further out (or along the rail), refitted, move the cloth's mapping as that
+    step says."""
     from calibration.fit import (
         ROBUST_SCALE,
         Observations,
@@ -127,12 +129,15 @@ def test_a_rails_shared_offset_moves_the_mapping_as_the_self_check_reckons():
     cam1, offs, (res, prob, obs) = fit_camera(table, size, obs, cam, np.zeros(4), f)
     cam1, offs, (res, prob, obs) = weighted_fit(table, size, obs, cam1, offs, prob, res.x)
     shift = 0.5
-    column = _rail_shifts(table, size, res, prob, shift)["foot"]
+    sd = (shift, 0.0) if way == "across" else (0.0, shift)
+    column = _rail_shifts(table, size, res, prob, sd)["foot", way]
     J = res.jac[:-4]
     step = -np.linalg.pinv(J.T @ J) @ (J.T @ column)
-    # the refit: the foot rail's sights moved outward by `shift` px in the image
+    # the refit: the foot rail's sights moved by `shift` px in the image, outward (+x on
+    # the table) or along the rail (+y)
     foot = [k for k, (x, _) in enumerate(dia) if x > table.length]
-    out = cam1.table_to_image(dia[foot] + [10.0, 0.0], top) - cam1.table_to_image(dia[foot], top)
+    unit = [10.0, 0.0] if way == "across" else [0.0, 10.0]
+    out = cam1.table_to_image(dia[foot] + unit, top) - cam1.table_to_image(dia[foot], top)
     moved = dict(obs.diamonds)
     for k, u in zip(foot, out / np.linalg.norm(out, axis=1, keepdims=True), strict=True):
         moved[k] = moved[k] + shift * u
