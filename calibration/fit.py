@@ -493,9 +493,10 @@ def _diverged(res, diamond_residuals: np.ndarray) -> bool:
 #: docs/bench/sights_light_wood_1280_3731169.md): the cascade's fallbacks, small pale
 #: sights among light wood's grain or a sponsor's letters, share 0.100 px across (151
 #: rails) and none along (grain), 0.084 across and 0.115 along (86 rails, lettering:
-#: letters beside a sight pull it their way), where the square top-hat's share 0.02-0.04
-#: px, which the promise's room holds (truth at most 0.80 of it). Benchmark scene 10774:
-#: a pyramid's foot-rail sights 0.48 px in alike, 3.57 mm true against 2.99 promised
+#: letters beside a sight pull it their way); all those scenes' rails together share
+#: 0.044 across and 0.028 along, which the promise's room holds (the square top-hat's
+#: fits there came to 0.80 of it at most). Benchmark scene 10774: a pyramid's foot-rail
+#: sights 0.48 px in alike, 3.57 mm true against 2.99 promised without it
 RAIL_SD_PX = {"square": (0.0, 0.0), "grain": (0.10, 0.0), "lettering": (0.08, 0.12)}
 #: noise floors of the diamonds, spots, cloth edges and chalk lines: what even a perfect
 #: fit shows. In px: centroids of blurred blobs, edges through cushion shading; in mm:
