@@ -77,6 +77,7 @@ def light_wood_seeds(seeds, width: int) -> list[int]:
     out = []
     for seed in seeds:
         look = random_look(seed)
+        # the frame's width as simworld.render.calibration_scene draws it, first
         size = [1280, 1920][int(np.random.default_rng([seed, 77]).integers(2))]
         if (size == width and look.rail_grain >= GRAINED and _grey(look.wood) > LIGHT_WOOD
                 and _grey(look.diamond) > LIGHT_SIGHTS):

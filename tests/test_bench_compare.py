@@ -155,3 +155,38 @@ def test_orientation_votes_are_counted_per_discipline_and_way_round():
     assert "Votes wrong: 2 (balkline_71_2, turned)." in text
     assert "Votes none: 3 (balkline_71_2, as_is and turned)." in text
     assert "Cloth not found: 5 (no table found)." in text
+
+
+def test_the_sights_summary_finds_the_offset_a_rails_sights_share():
+    """`bench/bench_sights.py`'s summary splits a rail's mean offset into what its
+    sights' independent scatter gives and what they share: the grain fallback's scenes
+    get their own column, and their rails, drawn with a known shared offset (SD 0.1 px
+    across, none along) over a scatter of 0.2 px, give back about 0.1 across and 0
+    along."""
+    import numpy as np
+
+    from bench.bench_sights import _rail_summary, summarise
+
+    rng = np.random.default_rng(3)
+
+    def scene(seed, shared, grain):
+        rails = {}
+        for rail, n in (("left", 6), ("right", 6), ("head", 3), ("foot", 2)):
+            off = rng.normal(0.0, 0.2, (n, 2)) + [rng.normal(0.0, shared), 0.0]
+            rails[rail] = _rail_summary(off)
+        return {"seed": seed, "table": "pyramid", "size": [1280, 720], "ok": True,
+                "err_max": 1.0, "predicted": 2.0, "grain": grain, "lettering": False,
+                "sights": [["left_1", 0.0, 0.0]], "rails": rails}
+
+    rows = [scene(s, 0.1, True) for s in range(300)] + [scene(s, 0.0, False)
+                                                         for s in range(300, 600)]
+    text = summarise(rows, "")
+    head = next(line for line in text.splitlines() if line.startswith("| figure"))
+    assert head == "| figure | all scenes | on the grain fallback's sights |"
+    row = next(line for line in text.splitlines()
+               if line.startswith("| rails of 2+ diamonds, their mean offset across"))
+    shared = [float(cell.split(" / ")[2].split()[0]) for cell in row.split(" | ")[1:]]
+    assert abs(shared[1] - 0.1) < 0.03  # the fallback's scenes
+    along = next(line for line in text.splitlines()
+                 if line.startswith("| rails of 2+ diamonds, their mean offset along"))
+    assert float(along.split(" | ")[2].split(" / ")[2].split()[0]) < 0.04  # none shared
