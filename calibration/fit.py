@@ -1080,7 +1080,11 @@ def _balls_on_spots_vote(image: np.ndarray, cam: CameraModel, cam_b: CameraModel
     to bare cloth. +1 / -1 when balls cover the asymmetric spots one way round and none
     of them the other way; 0 otherwise (mid-match, balls anywhere, decide nothing)."""
     spots, _, _ = _marking_points(table)
-    if not len(spots):
+    if not len(spots) or _per_table(_racks, table):
+        # a racked opening (pool, pyramid) hides its foot spot among the rack's balls,
+        # and turned round another spot can fall at the rack's edge, covered with cloth
+        # round it (benchmark scene 11280, Pool 51: the D's centre, the table taken
+        # turned round): there the rack decides (:func:`_rack_vote`)
         return 0
     height = ball_centre_height(table)
     # a near-black cloth's chromaticity is mostly noise pixel by pixel: bare cloth read
@@ -1124,18 +1128,23 @@ def _covered_places(image: np.ndarray, cam: CameraModel, cloth: ClothModel,
     return int(np.sum(far.reshape(len(places), -1).mean(axis=1) >= 0.8))
 
 
+def _racks(table: Table) -> dict[tuple, float]:
+    """The racked openings of the disciplines played on ``table`` (their balls'
+    places, table mm) and each one's smallest ball radius (the table's disciplines
+    often share one opening: the pyramid games)."""
+    return {tuple(p for _, p in d.opening): min(b.radius for b in d.balls)
+            for d in DISCIPLINES.values()
+            if d.table.name == table.name and len(d.opening) >= RACK_BALLS}
+
+
 def _rack_vote(image: np.ndarray, cam: CameraModel, cam_b: CameraModel, table: Table,
                cloth: ClothModel) -> int:
     """A racked opening (pyramid, pool): the rack stands at the foot, and a half turn
     moves its places onto bare cloth. +1 / -1 when a discipline's opening places are
     mostly covered one way round and mostly bare the other; 0 otherwise (no rack: the
     game is under way)."""
-    racks = {}  # the table's disciplines often share one opening (the pyramid games)
-    for d in DISCIPLINES.values():
-        if d.table.name == table.name and len(d.opening) >= RACK_BALLS:
-            racks[tuple(p for _, p in d.opening)] = min(b.radius for b in d.balls)
     votes = set()
-    for rack, radius in racks.items():
+    for rack, radius in _per_table(_racks, table).items():
         places = np.array(rack, float)
         n = len(places)
         a = _covered_places(image, cam, cloth, places, radius)
