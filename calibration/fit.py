@@ -1076,9 +1076,10 @@ SPOT_VOTE_BLUR_PX = 1.0
 
 def _balls_on_spots_vote(image: np.ndarray, cam: CameraModel, cam_b: CameraModel,
                          table: Table) -> int:
-    """The opening position: balls sit on the starting spots, which a half turn moves
-    to bare cloth. +1 / -1 when balls cover the asymmetric spots one way round and none
-    of them the other way; 0 otherwise (mid-match, balls anywhere, decide nothing)."""
+    """The opening position of a carom table: balls sit on the starting spots, which a
+    half turn moves to bare cloth. +1 / -1 when balls cover the asymmetric spots one way
+    round and none of them the other way; 0 otherwise (mid-match, balls anywhere, decide
+    nothing; a racked table, which the rack decides)."""
     spots, _, _ = _marking_points(table)
     if not len(spots) or _per_table(_racks, table):
         # a racked opening (pool, pyramid) hides its foot spot among the rack's balls,
