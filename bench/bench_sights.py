@@ -40,7 +40,7 @@ from bench.rows import (  # noqa: E402
 )
 from calibration import calibrate_image  # noqa: E402
 from calibration.detect import CalibrationError  # noqa: E402
-from calibration.fit import diamond_names  # noqa: E402
+from calibration.fit import diamond_names, rail_outward  # noqa: E402
 from simworld.render import calibration_scene, sights_as_drawn  # noqa: E402
 
 #: rails with fewer diamonds found are left out of the per-rail means
@@ -51,16 +51,6 @@ LIGHT_WOOD, LIGHT_SIGHTS, GRAINED = 0.35, 0.5, 0.15
 #: mm: a fit this far off somewhere has not found the camera (sights taken for others
 #: hundreds of px off): the sights' offsets it gives are not a centroid's
 LOST_MM = 20.0
-
-
-def _outward(xy: np.ndarray, length: float, width: float) -> np.ndarray:
-    """Unit vectors (table mm) away from the cloth at diamonds ``xy`` on the rails."""
-    out = np.zeros_like(xy)
-    out[xy[:, 1] < 0, 1] = -1.0
-    out[xy[:, 1] > width, 1] = 1.0
-    out[xy[:, 0] < 0, 0] = -1.0
-    out[xy[:, 0] > length, 0] = 1.0
-    return out
 
 
 def _grey(rgb) -> float:
@@ -123,7 +113,7 @@ def evaluate(seed: int, lens: bool = False, true_lens: bool = False) -> dict:
     names = diamond_names(table)
     z = table.rail_top_height
     at = cam.project(np.column_stack([drawn, np.full(len(drawn), z)]))
-    out = _outward(drawn, table.length, table.width)
+    out = rail_outward(drawn, table)
     ahead = cam.project(np.column_stack([drawn + 10.0 * out, np.full(len(drawn), z)]))
     rails: dict[str, list] = {}
     sights = []

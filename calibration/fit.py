@@ -132,6 +132,13 @@ def min_per_long_rail(lens_given: bool) -> int:
     return 0 if lens_given else MIN_PER_LONG_RAIL
 
 
+def rail_outward(xy: np.ndarray, table: Table) -> np.ndarray:
+    """Unit vectors (table mm) away from the cloth at points ``xy`` (N, 2) on the
+    rails, such as the diamonds: across the rail, outward."""
+    xy = np.asarray(xy, float).reshape(-1, 2)
+    return np.sign(xy) * ((xy < 0) | (xy > (table.length, table.width)))
+
+
 def diamond_names(table: Table) -> list[str]:
     """Names for the diamonds in ``Table.diamonds`` order: rail and index along it."""
     names, counts = [], {}
@@ -577,7 +584,7 @@ def _rail_shifts(table: Table, size, res, prob: _Problem, sd_px: tuple[float, fl
     cam = _camera(res.x, size)
     z = table.rail_top_height
     rails = np.array([n.rsplit("_", 1)[0] for n in diamond_names(table)])[prob.d_idx]
-    out = np.sign(prob.d_xy) * ((prob.d_xy < 0) | (prob.d_xy > (table.length, table.width)))
+    out = rail_outward(prob.d_xy, table)
     P, zs = res.x[None], np.full(prob.nd, -z)
     at = cam.table_to_image(prob.d_xy, z)
     cols = {}
