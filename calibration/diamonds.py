@@ -797,6 +797,19 @@ def locate_diamonds(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: T
     square opening (:func:`diamond_tophat`), with the rails' grain taken out
     (``grain``, :func:`grain_tophat`), or the local median (``lettering``,
     :func:`lettering_tophat`)."""
+    key = ("located", np.asarray(quad, float).tobytes(), table.name, tuple(size), thorough,
+           outline, background)
+    if key not in th_cache:  # ``th_cache`` is ``gray``'s: the same search, the same answer
+        th_cache[key] = _locate(gray, th_cache, quad, table, size, thorough, outline,
+                                background)
+    return th_cache[key]
+
+
+def _locate(gray: np.ndarray, th_cache: dict, quad: np.ndarray, table: Table,
+            size: tuple[int, int], thorough: bool, outline: str, background: str
+            ) -> DiamondSearch | None:
+    """:func:`locate_diamonds`, not memoised (the cascade of
+    :func:`calibration.fit._find_sights` asks some searches twice)."""
     if background not in BACKGROUNDS:
         raise ValueError(f"unknown background {background!r}; known: "
                          f"{', '.join(BACKGROUNDS)}")

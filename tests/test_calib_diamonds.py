@@ -323,6 +323,29 @@ def test_a_thorough_search_after_a_quick_one_finds_what_a_fresh_one_does():
             assert [(tuple(c), v) for c, v in remembered] == [(tuple(c), v) for c, v in plain]
 
 
+def test_a_search_asked_again_of_the_same_image_is_not_run_again(monkeypatch):
+    """The cascade of ``fit._find_sights`` asks some searches twice (the rails' outline,
+    every blob near each: its first geometry, then again among the others). The
+    image's cache answers the second with the first's result; another geometry or
+    thoroughness is searched."""
+    disc, _, _, img, _ = render.calibration_scene(79)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    quad = find_cloth(img).quad
+    size = (img.shape[1], img.shape[0])
+    table = TABLES[geometry_of(disc.table.name)]
+    other = TABLES["pyramid" if table.name != "pyramid" else "carom"]
+    runs = []
+    real = dmod._locate
+    monkeypatch.setattr(dmod, "_locate", lambda *a: runs.append(a[3].name) or real(*a))
+    cache: dict = {}
+    first = dmod.locate_diamonds(gray, cache, quad, table, size, thorough=True)
+    again = dmod.locate_diamonds(gray, cache, quad.copy(), table, size, thorough=True)
+    assert first is not None and again is first
+    dmod.locate_diamonds(gray, cache, quad, table, size, thorough=False)
+    dmod.locate_diamonds(gray, cache, quad, other, size, thorough=True)
+    assert runs == [table.name, table.name, other.name]
+
+
 def test_blobs_of_a_score_graphic_over_a_rail_are_trimmed_off_the_rail_model(monkeypatch):
     """Benchmark scene 3310: one-cushion at 1280 px, black sights on brown wood, a score
     bar across the foot of a long rail. Two of the bar's letters, 5 px from the diamonds
