@@ -150,3 +150,38 @@ def test_a_rails_shared_offset_moves_the_mapping_as_the_self_check_reckons(way):
     stepped = stepped.image_to_table(px) - xy
     assert np.abs(refit).max() > 0.5  # mm: half a pixel at the foot moves the foot end
     assert np.abs(stepped - refit).max() < 0.1 * np.abs(refit).max()
+
+
+def test_the_chalk_lines_residuals_are_whitened_for_an_offset_each_line_shares(monkeypatch):
+    """fit._Problem.lines_whitened stands for the chalk-line points' covariance, sigma^2
+    per point and tau^2 shared by the points of one line (fit.LINE_SD_MM): its squared
+    norm is r^T C^-1 r, and a whole line moved by d mm costs (d / tau)^2 at most,
+    however many points it has (with tau = 0, the points alone: n (d / sigma)^2). Unaided
+    (no lens or height measured) the points are taken as drawn: there the lines are
+    what pins the camera's height."""
+    from calibration import fit
+    from calibration.fit import LINE_SD_MM, Observations, _Problem
+    from equipment import get_table
+
+    table = get_table("carom_balkline_47")
+    rng = np.random.default_rng(7)
+    line = np.repeat([0, 1, 2], [40, 25, 9])
+    n = len(line)
+    lines = (rng.uniform(0, 1000, (n, 2)), np.zeros((n, 2)), np.tile([0.0, 1.0], (n, 1)),
+             line)
+    # a measured height pins the camera's: only then may a whole line sit off
+    prob = _Problem(table, (1920, 1080), Observations(lines=lines,
+                                                      camera_height=(2500.0, 30.0)), 1500.0)
+    unaided = _Problem(table, (1920, 1080), Observations(lines=lines), 1500.0)
+    sigma, tau = 0.8, LINE_SD_MM
+    r = rng.normal(0.0, 1.0, (1, n)) + np.array([1.3, -0.4, 0.9])[line]
+    C = sigma ** 2 * np.eye(n) + tau ** 2 * (line[:, None] == line[None, :])
+    w = prob.lines_whitened(r, 1.0 / sigma)[0]
+    assert np.isclose(w @ w, r[0] @ np.linalg.solve(C, r[0]))
+    assert np.allclose(unaided.lines_whitened(r, 1.0 / sigma), r / sigma)
+    moved = np.where(line == 0, 2.0, 0.0)[None]  # line 0 chalked 2 mm off, exactly
+    cost = float(np.sum(prob.lines_whitened(moved, 1.0 / sigma) ** 2))
+    assert (2.0 / tau) ** 2 * 0.9 < cost < (2.0 / tau) ** 2
+    monkeypatch.setattr(fit, "LINE_SD_MM", 0.0)
+    alone = float(np.sum(prob.lines_whitened(moved, 1.0 / sigma) ** 2))
+    assert np.isclose(alone, 40 * (2.0 / sigma) ** 2)
