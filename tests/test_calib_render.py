@@ -500,6 +500,21 @@ def test_black_sights_among_dark_rail_lettering_are_found():
     assert_mapped_within_prediction(calib, disc.table, cam)
 
 
+def test_black_sights_among_dark_letters_are_searched_for_when_grey_saw_no_geometry():
+    """Benchmark scene 11807: small black sights on light wood, each between two words
+    of a dark "PRO TOUR" along every rail, seen from almost straight above. Grey's
+    search found 16 of the carom table's 20 "sights" among the letters and their halos,
+    2.3 px off any rail model: no geometry, yet it had been taken for light sights found
+    a little loosely, the black sights' every-blob search was skipped, and the scene was
+    refused (a diamond residual of 13 mm). That search finds all 20."""
+    disc, cam, look, img, _ = render.calibration_scene(11807)
+    assert look.rail_text and max(look.diamond) < 0.1  # black sights, lettered rails
+    calib = calibrate_image(img, strict=False)
+    assert calib.sights == "dark" and calib.quality["diamonds_found"] >= 18
+    assert calib.table == disc.table.name
+    assert_mapped_within_prediction(calib, disc.table, cam)
+
+
 @pytest.mark.parametrize("seed", [777, 816])
 def test_black_sights_on_rails_of_the_cloths_colour_are_found(seed):
     """Benchmark scenes 777 and 816: a tan cloth, light-wood rails of nearly its colour,
