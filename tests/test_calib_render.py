@@ -520,8 +520,8 @@ def test_black_sights_among_dark_letters_are_searched_for_when_grey_saw_no_geome
     2.3 px off any rail model: no geometry, yet it had been taken for light sights found
     a little loosely, the black sights' every-blob search was skipped, and the scene was
     refused (a diamond residual of 13 mm). That search finds all 20. (The camera's
-    height is given, as measured at installation: unaided, so near-vertical a view takes
-    its height from the balklines, chalked off the drawing here.)"""
+    height is given, as measured at installation: unaided, so near-vertical a view
+    promises 2.65 mm, over the unaided bar, its balklines chalked off the drawing.)"""
     disc, cam, look, img, _ = render.calibration_scene(11807)
     assert look.rail_text and max(look.diamond) < 0.1  # black sights, lettered rails
     calib = calibrate_image(img, strict=False, camera_height=float(cam.position[2]) + 30.0)
