@@ -300,10 +300,14 @@ _TYPICAL = np.array([1000.0, 0.1, 0.1, 0.01, 0.01, 1.0, 1.0, 1.0, 1000.0, 1000.0
 class _Problem:
     """Residuals in table mm for a parameter vector [f, k1, k2, p1, p2, rvec, tvec, cx, cy,
     c x4], then what is known of the lens (:meth:`lens_rows`), a measured camera height,
-    and the weak priors (focal length, k2, p1, p2: always the last four)."""
+    and the weak priors (focal length, k2, p1, p2: always the last four). With
+    ``scale_cam`` each diamond's residual is taken times its image scale over the scale
+    below the camera (:meth:`diamond_scales`): in the weighted fits (the final pose and
+    its self-check), a sight's scatter is the same in pixels, not in mm."""
 
     def __init__(self, table: Table, size: tuple[int, int], obs: Observations,
-                 f_prior: float, weights: tuple[float, float, float, float] | None = None):
+                 f_prior: float, weights: tuple[float, float, float, float] | None = None,
+                 scale_cam: CameraModel | None = None):
         self.table, self.size, self.obs = table, size, obs
         self.cx, self.cy = (size[0] - 1) / 2, (size[1] - 1) / 2
         self.pp_sd = PRINCIPAL_SD * size[0]
@@ -345,6 +349,21 @@ class _Problem:
         self.height = obs.camera_height
         self.lens = obs.lens.prior() if obs.lens is not None else None
         self.l_groups = [np.flatnonzero(line == g) for g in np.unique(line)]
+        self.d_scale = (self.diamond_scales(scale_cam) if scale_cam is not None
+                        else np.ones(self.nd))
+
+    def diamond_scales(self, cam: CameraModel) -> np.ndarray:
+        """Each found diamond's image scale (px per mm on the rail plane) over the
+        scale below the camera: a sight's centroid errs in pixels, so where the rail is
+        seen smaller (the far side of a tilted view) its residual in mm is larger."""
+        if not self.nd:
+            return np.ones(0)
+        z = self.table.rail_top_height
+        at = cam.table_to_image(self.d_xy, z)
+        dx = cam.table_to_image(self.d_xy + [10.0, 0.0], z) - at
+        dy = cam.table_to_image(self.d_xy + [0.0, 10.0], z) - at
+        local = np.sqrt(np.abs(dx[:, 0] * dy[:, 1] - dx[:, 1] * dy[:, 0])) / 10.0
+        return local / (cam.K[0, 0] / max(abs(cam.centre[2]), 1.0))
 
     def all_parts(self, P: np.ndarray):
         """Residuals (mm) of the diamonds, spots, cloth edges and chalk-line points for
@@ -372,8 +391,9 @@ class _Problem:
                                  P[:, 2] / 0.3, P[:, 3] / 0.01, P[:, 4] / 0.01])
         m = len(P)
         wd, ws, we, wl = self.weights
-        parts = [rd.reshape(m, -1) * wd, rs.reshape(m, -1) * ws, re * we,
-                 self.lines_whitened(rl, wl), self.lens_rows(P)]
+        parts = [(rd * self.d_scale[None, :, None]).reshape(m, -1) * wd,
+                 rs.reshape(m, -1) * ws, re * we, self.lines_whitened(rl, wl),
+                 self.lens_rows(P)]
         if self.height is not None:  # a measurement, not a weak prior: before those
             parts.append(((camera_heights(P) - self.height[0]) / self.height[1])[:, None])
         return np.concatenate([*parts, prior], axis=1)
@@ -424,11 +444,14 @@ def _camera(p: np.ndarray, size) -> CameraModel:
 def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
                c0: np.ndarray, f_prior: float, max_nfev: int = 200, fix_f: bool = False,
                passes: int = 2, weights: tuple[float, float, float, float] | None = None,
-               f_scale: float = 0.7) -> tuple[CameraModel, np.ndarray, object]:
+               f_scale: float = 0.7, scale_cam: CameraModel | None = None
+               ) -> tuple[CameraModel, np.ndarray, object]:
     """Robust least squares, then a second pass without the outliers.
 
     Without edge observations the four edge offsets are left out of the fit; with
     ``fix_f`` the focal length stays at ``cam0``'s (to probe how well it is known).
+    With ``weights`` (a self-check's fit) each diamond is weighed by its image scale
+    as ``scale_cam`` (default ``cam0``) sees it (:meth:`_Problem.diamond_scales`).
     """
     p_full = _params(cam0, c0)
     n_all = N_PARAMS if any(len(e) for e in obs.edges.values()) else N_CAMERA
@@ -450,7 +473,9 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
     lo[N_CAMERA:], hi[N_CAMERA:] = -table.rail_width, 2 * table.rail_width
     lo, hi = lo[act], hi[act]
     for _ in range(passes):
-        prob = _Problem(table, size, obs, f_prior, weights)
+        scaled_by = scale_cam if scale_cam is not None else cam0
+        prob = _Problem(table, size, obs, f_prior, weights,
+                        scaled_by if weights is not None else None)
 
         def fun(q, prob=prob):
             p = p_full.copy()
@@ -557,6 +582,7 @@ def _normalised_weights(prob: _Problem, x: np.ndarray, ppm: float
     pooled variance would make the diamonds look ten times noisier than they are.
     """
     rd, rs, re, rl = prob.parts(x, lines=True)
+    rd = rd * prob.diamond_scales(_camera(x, prob.size))[:, None]
     n_lines = len(np.unique(np.round(np.column_stack(
         [prob.l_n, (prob.l_a * prob.l_n).sum(axis=1) / 5.0]), 1), axis=0)) if len(rl) else 0
     n_sides = len(np.unique(prob.e_side)) if len(re) else 0
@@ -626,7 +652,8 @@ def _rail_shifts(table: Table, size, res, prob: _Problem, sd_px: tuple[float, fl
         moved = (_backproject(prob.d_px + step, P, zs) - _backproject(prob.d_px, P, zs))[0]
         for rail in dict.fromkeys(rails):
             col = np.zeros(len(res.fun) - 4)
-            col[:2 * prob.nd] = prob.weights[0] * np.where((rails == rail)[:, None], moved,
+            col[:2 * prob.nd] = prob.weights[0] * np.where((rails == rail)[:, None],
+                                                           moved * prob.d_scale[:, None],
                                                            0).ravel()
             cols[rail, way] = col
     return cols
@@ -702,7 +729,8 @@ def _focal_profile(table: Table, size, obs: Observations, cam: CameraModel,
             try:
                 alt, _, (r2, _, _) = fit_camera(table, size, obs, alt0, offs, f_prior,
                                                 max_nfev=60, fix_f=True, passes=1,
-                                                weights=weights, f_scale=ROBUST_SCALE)
+                                                weights=weights, f_scale=ROBUST_SCALE,
+                                                scale_cam=cam)
             except (ValueError, np.linalg.LinAlgError):
                 return np.full(len(heights), np.inf)
             d = max(2.0 * (_image_cost(r2, ROBUST_SCALE) - base_cost), 0.0)
