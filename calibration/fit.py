@@ -450,8 +450,9 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
 
     Without edge observations the four edge offsets are left out of the fit; with
     ``fix_f`` the focal length stays at ``cam0``'s (to probe how well it is known).
-    With ``weights`` (a self-check's fit) each diamond is weighed by its image scale
-    as ``scale_cam`` (default ``cam0``) sees it (:meth:`_Problem.diamond_scales`).
+    With ``weights`` (the final pose's fit and the self-check's) each diamond is weighed
+    by its image scale as ``scale_cam`` (default ``cam0``) sees it
+    (:meth:`_Problem.diamond_scales`).
     """
     p_full = _params(cam0, c0)
     n_all = N_PARAMS if any(len(e) for e in obs.edges.values()) else N_CAMERA

@@ -314,8 +314,8 @@ def test_balklines_chalked_off_the_drawing_do_not_pull_the_fit(monkeypatch):
 
 def test_a_steep_small_views_far_sights_are_weighed_by_their_pixels(monkeypatch):
     """Benchmark scene 12370: a Moscow pyramid at 1280 px and 19 deg tilt, its far
-    rail seen at two thirds of the near one's scale. Its sights' centroids err alike in
-    pixels, so in mm the far ones scatter more than the pooled sigma said: the truth
+    rail seen smaller than the near one. Its sights' centroids err alike in pixels, so
+    in mm the far ones scatter more than the pooled sigma said: the truth
     came to 0.999 of the promise. Each diamond weighed by its image scale
     (fit._Problem.diamond_scales), the promise holds it with room."""
     from calibration import fit
