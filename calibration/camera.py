@@ -106,6 +106,12 @@ class CameraModel:
         R, _ = cv2.Rodrigues(self.rvec)
         return -R.T @ self.tvec
 
+    @property
+    def ppm_below(self) -> float:
+        """Pixels per mm on the cloth straight below the camera (focal length over
+        height): the scale the calibration's pixel bars and noise floors are taken at."""
+        return self.K[0, 0] / max(abs(self.centre[2]), 1.0)
+
     def homography(self, height: float = 0.0) -> np.ndarray:
         """Table mm on the plane ``height`` above the cloth to *undistorted* pixels."""
         R, _ = cv2.Rodrigues(self.rvec)

@@ -69,7 +69,7 @@ def check(frame: np.ndarray, calib: Calibration) -> CheckResult:
     frame = work_copy(frame)  # a 4K frame, a quarter of the pixels to search
     if frame.shape[1] != w:
         cam = cam.resized((frame.shape[1], frame.shape[0]))
-    ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
+    ppm = cam.ppm_below
     exp_px = cam.table_to_image(t.diamonds, t.rail_top_height)
     # white sights stand out of any coloured rail at least as well in each pixel's
     # darkest channel as in grey (pearl on maple only there); finding them is all that

@@ -363,7 +363,7 @@ class _Problem:
         dx = cam.table_to_image(self.d_xy + [10.0, 0.0], z) - at
         dy = cam.table_to_image(self.d_xy + [0.0, 10.0], z) - at
         local = np.sqrt(np.abs(dx[:, 0] * dy[:, 1] - dx[:, 1] * dy[:, 0])) / 10.0
-        return local / (cam.K[0, 0] / max(abs(cam.centre[2]), 1.0))
+        return local / cam.ppm_below
 
     def all_parts(self, P: np.ndarray):
         """Residuals (mm) of the diamonds, spots, cloth edges and chalk-line points for
@@ -473,10 +473,9 @@ def fit_camera(table: Table, size, obs: Observations, cam0: CameraModel,
     lo[11:13], hi[11:13] = pp_mid - pp_reach, pp_mid + pp_reach
     lo[N_CAMERA:], hi[N_CAMERA:] = -table.rail_width, 2 * table.rail_width
     lo, hi = lo[act], hi[act]
+    scaled_by = None if weights is None else scale_cam if scale_cam is not None else cam0
     for _ in range(passes):
-        scaled_by = scale_cam if scale_cam is not None else cam0
-        prob = _Problem(table, size, obs, f_prior, weights,
-                        scaled_by if weights is not None else None)
+        prob = _Problem(table, size, obs, f_prior, weights, scaled_by)
 
         def fun(q, prob=prob):
             p = p_full.copy()
@@ -755,7 +754,7 @@ def weighted_fit(table: Table, size, obs: Observations, cam: CameraModel, offs: 
     The first fit weighs millimetres alike and finds the outliers; this one trusts the
     diamonds and spots as much as their scatter says, not as much as the cloth edges'.
     """
-    weights = _normalised_weights(prob, x, cam.K[0, 0] / max(abs(cam.centre[2]), 1.0))
+    weights = _normalised_weights(prob, x, cam.ppm_below)
     return fit_camera(table, size, obs, cam, offs, prob.f_prior, max_nfev=100, passes=1,
                       weights=weights, f_scale=ROBUST_SCALE)
 
@@ -1017,7 +1016,7 @@ def _line_contrast(g: np.ndarray, cam: CameraModel, pts: np.ndarray, dirs: np.nd
     its contrast)."""
     if len(pts) < 3:
         return 0.0
-    ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
+    ppm = cam.ppm_below
     _, _, _, prof, whole = _line_profiles(g, cam, pts, dirs, max(4.0, 6.0 * ppm))
     if whole.sum() < 3:
         return 0.0
@@ -1842,7 +1841,7 @@ def _exposure_reasons(image: np.ndarray, region: ClothRegion, table: Table,
 def _variant_by_lines(gray: np.ndarray, a: Attempt, names: tuple[str, ...]) -> str:
     """Among profiles of one geometry, the one whose chalk lines are on the cloth
     (balklines, the pins' half line); the plain profile when none are seen."""
-    ppm = a.camera.K[0, 0] / max(abs(a.camera.centre[2]), 1.0)
+    ppm = a.camera.ppm_below
     best, best_frac = names[0], 0.5
     for name in names:
         t = TABLES[name]
@@ -1901,7 +1900,7 @@ def head_foot_vote(image: np.ndarray, gray: np.ndarray, cam: CameraModel,
     is filled with what the markings read (grey levels, (dots, lines)): ``as_fitted``,
     ``turned`` and ``bare`` (:func:`_marking_noise`), for a benchmark to show."""
     g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
-    ppm0 = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
+    ppm0 = cam.ppm_below
     dots = tophat(gray, 30 * ppm0, min_width_px=max(2.0, VOTE_OPEN_MM * ppm0))
     sa = _marking_score(dots, g, cam, table, image)
     sb = _marking_score(dots, g, cam_b, table, image)
@@ -1954,7 +1953,7 @@ def _finish(image, gray, region, a: Attempt, chosen_name: str, size,
                             orientation_unknown, [], None, camera_height, None, 0,
                             lens_given=obs.lens is not None)
     # spots on the cloth (z = 0) pin the camera height, then a final fit
-    ppm = cam.K[0, 0] / max(abs(cam.centre[2]), 1.0)
+    ppm = cam.ppm_below
     th_spot = tophat(gray, 30 * ppm, min_width_px=max(2.0, 5 * ppm))
     min_peak = 8.0
     obs.spots = _find_spots(th_spot, cam, table, ppm, min_peak, image)
