@@ -20,6 +20,10 @@ noise back (:func:`expected_linear`). The light meter does the reading
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
+
+import cv2
 import numpy as np
 
 #: Gauss-Hermite nodes and weights for the mean over a normal spread of codes
@@ -74,6 +78,44 @@ def block_grid(gray: np.ndarray) -> tuple[int, int, bool]:
         shown &= found
         out.append((p + 1) % BLOCK)
     return (out[0], out[1], True) if shown else (0, 0, False)
+
+
+@dataclass
+class FrameBlocks:
+    """A frame's 8x8 blocks as a codec left them: where their grid starts (``x0``,
+    ``y0``: :func:`block_grid`), whether it shows, and the luma ``crop`` the blocks
+    tile; their means, and what the light meter asks of some frames only (their inner
+    spread, the DC lattice), worked out once when first asked."""
+
+    x0: int
+    y0: int
+    grid_shown: bool
+    crop: np.ndarray
+
+    @functools.cached_property
+    def means(self) -> np.ndarray:
+        h, w = self.crop.shape
+        return cv2.resize(self.crop, (w // BLOCK, h // BLOCK), interpolation=cv2.INTER_AREA)
+
+    @functools.cached_property
+    def step(self) -> float:
+        """:func:`dc_step` of the blocks with some spread that do not clip (a flat
+        block's pixels are rounded alike, its mean a whole code, on any step of 1/8)."""
+        h, w = self.crop.shape
+        inner = cv2.resize(self.crop * self.crop, (w // BLOCK, h // BLOCK),
+                           interpolation=cv2.INTER_AREA) - self.means * self.means
+        m = self.means
+        return dc_step(m[(inner > 0.25) & (m > 2) & (m < 253)])
+
+
+def frame_blocks(frame: np.ndarray) -> FrameBlocks:
+    """:class:`FrameBlocks` of a BGR or grey frame."""
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    x0, y0, shown = block_grid(gray)
+    h, w = gray.shape
+    bw, bh = (w - x0) // BLOCK, (h - y0) // BLOCK
+    crop = gray[y0:y0 + BLOCK * bh, x0:x0 + BLOCK * bw].astype(np.float32)
+    return FrameBlocks(x0, y0, shown, crop)
 
 
 def dc_step(means: np.ndarray, max_samples: int = 4000) -> float:

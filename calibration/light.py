@@ -28,10 +28,10 @@ from .compression import (
     BLOCK,
     LUMA_601_BGR,
     LUMA_601_NOISE,
-    block_grid,
+    FrameBlocks,
     curve_power,
-    dc_step,
     expected_linear,
+    frame_blocks,
     noise_power_law,
     pair_variances,
     sensor_noise,
@@ -65,6 +65,8 @@ LOCAL_CHROMA = 0.04
 CHROMA_TOL = 0.015  # floor of the cloth-chromaticity gate (linear light)
 POCKET_DARK = 2.7  # e: more than this much darker than the cloth is not cloth
 CODE_ERROR = 2.0  # 8-bit codes a flat colour may be off by: quantisation and compression
+CODE_SCATTER = 3.0  # or this many times the cloth's own scatter in codes around a cell
+CODE_ERROR_MAX = 8.0  # but no more (see compression_codes)
 CHANGE = 0.10  # relative change of a cell (or the mean) that counts as a change
 SATURATED = 0.05  # share of clipped pixels over which a cell cannot be measured
 #: a cell's cloth whose brightest channel has its 90th percentile under this code lies
@@ -128,17 +130,42 @@ def _decoding_slope(gamma: float | None) -> np.ndarray:
     return slope
 
 
-def chroma_uncertainty(codes: np.ndarray, lin: np.ndarray, gamma: float | None) -> np.ndarray:
-    """How far ``CODE_ERROR`` codes in each channel can move a pixel's linear-light
+def chroma_uncertainty(codes: np.ndarray, lin: np.ndarray, gamma: float | None,
+                       code_error: float = CODE_ERROR) -> np.ndarray:
+    """How far ``code_error`` codes in each channel can move a pixel's linear-light
     chromaticity. A code is a larger share of a dark pixel: JPEG at quality 37 moved the
     dim corners of a grey cloth by 0.03 (codes 61, 62, 65 to 62, 61, 67), twice the
     gate, and the corners went unmeasured."""
-    step = _decoding_slope(gamma)[np.asarray(codes, np.uint8)] * CODE_ERROR
+    step = _decoding_slope(gamma)[np.asarray(codes, np.uint8)] * code_error
     total = lin.sum(axis=-1, keepdims=True) + 1e-4
     share = lin / total
     # |d share_c| <= (step_c (1 - share_c) + share_c * sum of the other steps) / total
     bound = (step * (1.0 - 2.0 * share) + share * step.sum(axis=-1, keepdims=True)) / total
     return bound[..., 1:].max(axis=-1)
+
+
+def compression_codes(dev: np.ndarray, per_code: np.ndarray, cloth: np.ndarray
+                      ) -> np.ndarray:
+    """Per cell, how many 8-bit codes compression may have moved the cloth's colour by:
+    CODE_SCATTER times the scatter, in codes, of the chromaticity of its pixels
+    (``dev`` from the cloth's, over ``per_code``: :func:`chroma_uncertainty` of one
+    code) around it, between CODE_ERROR and CODE_ERROR_MAX. The scatter is the median
+    of the 3 x 3 cells', so that a ball or an arm filling one cell does not widen the
+    gate that must find it. Two codes are what rounding and a good JPEG do; through
+    JPEG at quality 42, a black cloth at gain 3.8 (benchmark scene 12620) scattered by
+    about 2.7 codes in its dim border cells and 0.1 in the middle: up to half of a
+    border cell's pixels failed a gate of two codes, in 16-pixel colour blocks that
+    read as a ball, and the cells dropped as a ball's shadow left the far corner to an
+    extrapolation 16% high."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scatter = 1.4826 * masked_percentile(dev / np.maximum(per_code, 1e-12), cloth, 50.0)
+    window = np.lib.stride_tricks.sliding_window_view(
+        np.pad(scatter, 1, constant_values=np.nan), (3, 3)).reshape(*scatter.shape, 9)
+    ranked = np.sort(window, axis=-1)  # NaN last
+    seen = np.isfinite(window).sum(axis=-1)
+    around = np.take_along_axis(ranked, np.maximum(seen - 1, 0)[..., None] // 2, axis=-1)
+    around = np.where(seen > 0, around[..., 0], 0.0)
+    return np.clip(CODE_SCATTER * around, CODE_ERROR, CODE_ERROR_MAX)
 
 
 LUMA_BGR = np.array([0.0722, 0.7152, 0.2126])  # linear BGR -> luminance
@@ -194,12 +221,20 @@ def masked_percentile(values: np.ndarray, mask: np.ndarray, q) -> np.ndarray:
     return out if np.ndim(q) else out[..., 0]
 
 
+def masked_mean(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The mean along the last axis of the ``values`` where ``mask``; NaN where none."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(mask, values, 0.0).sum(axis=-1) / mask.sum(axis=-1)
+
+
 #: a cell's cloth pixels split in two by brightness (Otsu, in log) this cleanly, the
 #: brighter this many times the darker, each at least this share: two surfaces, not
 #: one under varying light (a unimodal bell splits at 0.64 of its variance)
 SPLIT_CLEAN = 0.8
 SPLIT_RATIO = 1.15
 SPLIT_SHARE = 0.15
+#: ... and their mean luma codes more than this many steps of the DC lattice apart
+SPLIT_LATTICE = 2.0
 
 
 def brightness_split(lum: np.ndarray, cloth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -699,12 +734,12 @@ class LightMeter:
         saturated = ((clipped & ~white).sum(axis=-1)
                      > SATURATED * np.maximum(self._inside.sum(axis=-1), 1))
         # what stands over the cloth (an arm, a cue, a ball): a share of a cell's pixels
-        # that no code or two of compression could have made of the cloth's colour, or
-        # far darker than it (a dim grey cloth through JPEG fails the strict gate alone)
-        code_tol = np.full(dev.shape, self._chroma_tol)
-        doubtful = ok & (dev >= self._chroma_tol)  # only these can it matter for
-        code_tol[doubtful] = np.hypot(self._chroma_tol, chroma_uncertainty(
-            bgr[doubtful], lin[doubtful], self.gamma))
+        # that no code or two of compression (more where the cloth around scatters by
+        # more: compression_codes) could have made of the cloth's colour, or far darker
+        # than it (a dim grey cloth through JPEG fails the strict gate alone)
+        per_code = chroma_uncertainty(bgr, lin, self.gamma, code_error=1.0)
+        code_error = compression_codes(dev, per_code, ok)
+        code_tol = np.hypot(self._chroma_tol, per_code * code_error[..., None])
         foreign = ok & ((dev >= code_tol) | pocket_dark)
         occluded = foreign.sum(axis=-1) > OCCLUDED * np.maximum(ok.sum(axis=-1), 1)
         q = self._cell_levels(lum, certain)  # (level, low quartile) per cell
@@ -715,6 +750,17 @@ class LightMeter:
         # nor on the border, where a cushion's shadow or a pocket takes part of a cell
         # (benchmark scenes 145 and 364: split there, read 6% and 10% off)
         split[[0, -1], :] = split[:, [0, -1]] = False
+        blocks = frame_blocks(frame)
+        if split.any():
+            # nor in two levels of a codec's DC lattice: a dim cloth's blocks rounded a
+            # step up or down (benchmark scene 8099, a black cloth through JPEG at
+            # quality 42: 39 cells split 1.9-3.4 codes apart on a step of 2.4, each
+            # read from one of the two, 10% high or low); a print stands further apart
+            # (the lettering of scene 1231: 13 codes)
+            luma = bgr.astype(np.float32) @ LUMA_601_BGR
+            with np.errstate(invalid="ignore"):
+                gap = (masked_mean(luma, certain & ~darker) - masked_mean(luma, certain & darker))
+            split &= gap > SPLIT_LATTICE * blocks.step
         if split.any():
             # print on the cloth: of the two populations, the one the light around says
             dark_q = self._cell_levels(lum, certain & darker)
@@ -743,7 +789,7 @@ class LightMeter:
             q = np.where(unseen[..., None], self._cell_levels(
                 lum, certain | (widened & (lum * POCKET_DARK >= expected))), q)
         # compression smoothed the noise away: each cell read as with its noise back
-        q = q * self._noise_restored(frame, bgr, certain)[..., None]
+        q = q * self._noise_restored(blocks, bgr, certain)[..., None]
         q = np.where(saturated[..., None], np.nan, q)
         # worn cloth: each cell read as the unworn cloth would be, from its colour's shift
         if self._wear_readable(bgr, lin, certain):
@@ -787,7 +833,7 @@ class LightMeter:
             self._blocks[key] = np.where(inner, ix * ny + iy, -1).reshape(bh, bw)
         return self._blocks[key]
 
-    def _noise_restored(self, frame: np.ndarray, bgr: np.ndarray,
+    def _noise_restored(self, blocks: FrameBlocks, bgr: np.ndarray,
                         certain: np.ndarray) -> np.ndarray:
         """Per cell, how much more light its pixels held than its compressed codes
         decode to (1 where nothing was smoothed away): see :mod:`.compression`.
@@ -801,13 +847,9 @@ class LightMeter:
         fits over the cloth too: one cell's few samples would move its factor by more
         than the factor itself."""
         nx, ny, m, _ = bgr.shape
-        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-        x0, y0, grid_shown = block_grid(gray)
-        h, w = gray.shape
-        bw, bh = (w - x0) // BLOCK, (h - y0) // BLOCK
-        crop = gray[y0:y0 + BLOCK * bh, x0:x0 + BLOCK * bw].astype(np.float32)
-        means = cv2.resize(crop, (bw, bh), interpolation=cv2.INTER_AREA)
-        cell = self._block_cells(x0, y0, bw, bh)
+        means = blocks.means
+        bh, bw = means.shape
+        cell = self._block_cells(blocks.x0, blocks.y0, bw, bh)
         n = nx * ny
         inside = cell >= 0
         level = np.bincount(cell[inside], weights=means[inside], minlength=n) / np.maximum(
@@ -821,11 +863,9 @@ class LightMeter:
         if dark.sum() < NOISE_CELLS:
             return np.ones((nx, ny))
         # the lattice from the whole frame's blocks: the cloth's span a few codes, too
-        # few to tell 23/8 from 24/8. Not flat blocks (all their pixels rounded alike:
-        # an integer mean) nor clipped ones
-        inner = cv2.resize(crop * crop, (bw, bh), interpolation=cv2.INTER_AREA) - means * means
-        step = dc_step(means[(inner > 0.25) & (means > 2) & (means < 253)])
-        if not step and not grid_shown:
+        # few to tell 23/8 from 24/8
+        step = blocks.step
+        if not step and not blocks.grid_shown:
             return np.ones((nx, ny))  # nothing compressed the frame: its noise is all there
         # blocks in one cell: a difference holds twice a block mean's noise, what the
         # light and the cloth vary by over the distance (a gradient, wear, the weave's

@@ -16,6 +16,7 @@ from calibration.compression import (
     block_grid,
     dc_step,
     expected_linear,
+    frame_blocks,
     pair_variances,
     sensor_noise,
 )
@@ -171,7 +172,7 @@ def test_a_dark_noisy_compressed_cloth_is_read_with_its_noise_back(monkeypatch):
     nx, ny, m, _ = meter._px.shape
     grid = meter._px.reshape(nx * ny, m, 2)
     bgr = cv2.remap(img, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR).reshape(nx, ny, m, 3)
-    factor = meter._noise_restored(img, bgr, np.ones((nx, ny, m), bool))
+    factor = meter._noise_restored(frame_blocks(img), bgr, np.ones((nx, ny, m), bool))
     assert factor.min() > 1.0
     assert np.corrcoef(factor.ravel(), lux.ravel())[0, 1] < -0.5  # darker, more given back
     # without it: the cause, and what this test would catch
@@ -191,7 +192,7 @@ def test_an_uncompressed_frame_has_nothing_given_back():
     nx, ny, m, _ = meter._px.shape
     grid = meter._px.reshape(nx * ny, m, 2)
     bgr = cv2.remap(img, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR).reshape(nx, ny, m, 3)
-    assert (meter._noise_restored(img, bgr, np.ones((nx, ny, m), bool)) == 1.0).all()
+    assert (meter._noise_restored(frame_blocks(img), bgr, np.ones((nx, ny, m), bool)) == 1.0).all()
 
 
 def test_a_clipped_white_ball_leaves_its_cell_measured_and_clipped_cloth_does_not():
