@@ -52,6 +52,16 @@ def lux_errors(calib, look, img, truth, gamma: float | None) -> np.ndarray:
     return reading.cells / lux - 1.0
 
 
+def compressed_errors(seed: int, cloth: str) -> np.ndarray:
+    """:func:`lux_errors` of benchmark scene ``seed``, a ``cloth`` cloth at a fixed
+    exposure through JPEG under quality 50, with most of its cells read."""
+    calib, look, img, truth = bench_scene(seed)
+    assert look.cloth == cloth and look.jpeg_quality < 50 and not look.auto_exposure
+    rel = lux_errors(calib, look, img, truth, gamma=GAMMA)
+    assert np.isfinite(rel).mean() > 0.9
+    return rel
+
+
 def test_linear_light_inverts_a_power_law_camera():
     lin = np.linspace(0.0, 1.0, 101)
     codes = np.round(255.0 * lin ** (1 / GAMMA))
@@ -393,10 +403,7 @@ def test_a_dark_near_grey_cloth_through_jpeg_is_not_read_as_worn():
     through JPEG at quality 42. Its dim ends' pixels moved toward grey by their codes
     alone, were read as worn and 10-16% low (42 cells over 10%). Its wear cannot be read
     through such codes, and is left alone now: within 10% everywhere."""
-    calib, look, img, truth = bench_scene(1541)
-    assert look.cloth == "black" and look.jpeg_quality < 50 and not look.auto_exposure
-    rel = lux_errors(calib, look, img, truth, gamma=GAMMA)
-    assert np.isfinite(rel).mean() > 0.9
+    rel = compressed_errors(1541, "black")
     assert np.nanmax(np.abs(rel)) < 0.10, np.nanmax(np.abs(rel))
 
 
@@ -406,10 +413,7 @@ def test_a_cloth_lit_in_two_colours_is_gated_around_each_cells_own_colour():
     to the rim, beyond the cloth-colour gate: none of some border cells' pixels passed,
     and of others only the darker ones, read 10-11% low. Each cell is gated around its
     own median colour now: within 10% everywhere."""
-    calib, look, img, truth = bench_scene(1483)
-    assert look.cloth == "grey" and look.jpeg_quality < 50 and not look.auto_exposure
-    rel = lux_errors(calib, look, img, truth, gamma=GAMMA)
-    assert np.isfinite(rel).mean() > 0.9
+    rel = compressed_errors(1483, "grey")
     assert np.nanmax(np.abs(rel)) < 0.10, np.nanmax(np.abs(rel))
 
 
@@ -441,10 +445,7 @@ def test_compression_blocks_on_a_dim_border_are_not_taken_for_balls():
     half of their pixels failed a gate of two codes, in blocks as large as a ball, and
     the cells, dropped as a ball's shadow, left the far corner to an extrapolation
     16% high. The gate now widens by the scatter around each cell: within 10%."""
-    calib, look, img, truth = bench_scene(12620)
-    assert look.cloth == "black" and look.jpeg_quality < 50 and not look.auto_exposure
-    rel = lux_errors(calib, look, img, truth, gamma=GAMMA)
-    assert np.isfinite(rel).mean() > 0.9
+    rel = compressed_errors(12620, "black")
     assert np.nanmax(np.abs(rel)) < 0.10, np.nanmax(np.abs(rel))
 
 
@@ -455,9 +456,6 @@ def test_two_levels_of_a_jpeg_lattice_are_not_taken_for_print():
     does: each such cell was read from one of them, 10% high or low, and the worst cell
     10.06% off, half the cells over 3%. A print stands further apart than two
     steps of the lattice (the lettering of scene 1231: 13 codes)."""
-    calib, look, img, truth = bench_scene(8099)
-    assert look.cloth == "black" and look.jpeg_quality < 50 and not look.auto_exposure
-    rel = lux_errors(calib, look, img, truth, gamma=GAMMA)
-    assert np.isfinite(rel).mean() > 0.9
+    rel = compressed_errors(8099, "black")
     assert np.nanmax(np.abs(rel)) < 0.09, np.nanmax(np.abs(rel))
     assert np.nanmedian(np.abs(rel)) < 0.025, np.nanmedian(np.abs(rel))
