@@ -750,7 +750,7 @@ class LightMeter:
         # nor on the border, where a cushion's shadow or a pocket takes part of a cell
         # (benchmark scenes 145 and 364: split there, read 6% and 10% off)
         split[[0, -1], :] = split[:, [0, -1]] = False
-        blocks = frame_blocks(frame)
+        blocks = frame_blocks(frame)  # the codec's: for the split, and the noise it took
         if split.any():
             # nor in two levels of a codec's DC lattice: a dim cloth's blocks rounded a
             # step up or down (benchmark scene 8099, a black cloth through JPEG at
@@ -792,7 +792,7 @@ class LightMeter:
         q = q * self._noise_restored(blocks, bgr, certain)[..., None]
         q = np.where(saturated[..., None], np.nan, q)
         # worn cloth: each cell read as the unworn cloth would be, from its colour's shift
-        if self._wear_readable(bgr, lin, certain):
+        if self._wear_readable(per_code, certain):
             q = q / wear_factor(masked_percentile(wear_share(chroma, self._chroma), certain,
                                                   50.0), self._chroma)[..., None]
         level, low = q[..., 0], q[..., 1]
@@ -924,17 +924,18 @@ class LightMeter:
                     / (expected_linear(centre, np.sqrt(now)[..., None], table) @ LUMA_BGR))
         return np.where(ok & np.isfinite(gain), gain, 1.0)
 
-    def _wear_readable(self, bgr: np.ndarray, lin: np.ndarray, cloth: np.ndarray) -> bool:
+    def _wear_readable(self, per_code: np.ndarray, cloth: np.ndarray) -> bool:
         """Whether the cloth's colour lies far enough from grey for a shift toward grey
         to be read as wear through its pixels' codes: WEAR_READABLE times the
         chromaticity a code or two moves its typical pixel (:func:`chroma_uncertainty`).
         A dark, nearly grey cloth's pixels through noise and JPEG move further than
         that on their own, toward grey where the light is dim (benchmark scene 1541: a
         black cloth 0.05 from grey, its pixels' codes worth 0.025-0.043, the dim ends
-        read as worn and 10-16% low; 5% at most with the wear left alone)."""
+        read as worn and 10-16% low; 5% at most with the wear left alone). ``per_code``:
+        each pixel's :func:`chroma_uncertainty` of one code."""
         if not cloth.any():
             return False
-        u = float(np.median(chroma_uncertainty(bgr[cloth], lin[cloth], self.gamma)))
+        u = CODE_ERROR * float(np.median(per_code[cloth]))
         toward = np.array([1.0, 1.0]) / 3.0 - self._chroma
         return float(np.hypot(*toward)) >= WEAR_READABLE * u
 
