@@ -101,10 +101,9 @@ class FrameBlocks:
     def step(self) -> float:
         """:func:`dc_step` of the blocks with some spread that do not clip (a flat
         block's pixels are rounded alike, its mean a whole code, on any step of 1/8)."""
-        h, w = self.crop.shape
-        inner = cv2.resize(self.crop * self.crop, (w // BLOCK, h // BLOCK),
-                           interpolation=cv2.INTER_AREA) - self.means * self.means
         m = self.means
+        inner = cv2.resize(self.crop * self.crop, m.shape[::-1],
+                           interpolation=cv2.INTER_AREA) - m * m
         return dc_step(m[(inner > 0.25) & (m > 2) & (m < 253)])
 
 

@@ -972,15 +972,17 @@ def _cloth_fraction(image: np.ndarray, cam: CameraModel, pts: np.ndarray,
     co = chroma(_sample(image, cam, (pts[:, None] + outer[None]).reshape(-1, 2), height)
                 ).reshape(n, len(outer), 3)
     ref = np.median(co, axis=1)[:, None, :]
+
+    def off(c: np.ndarray) -> np.ndarray:  # chromaticity distance from the wider ring's
+        return np.hypot(c[..., 0] - ref[..., 0], c[..., 1] - ref[..., 1])
+
     # the same cloth: within the wider ring's own scatter of colour, and at least
     # RING_CHROMA. A worn cloth through strong JPEG scatters by more than that (benchmark
     # scene 13115: green, worn 0.7, quality 37, 0.019 round a ball on its spot, whose
     # 48-mm ring read 0.043-0.048 off at five of its twelve points and lost the vote)
-    scatter = 1.4826 * np.median(np.hypot(co[..., 0] - ref[..., 0], co[..., 1] - ref[..., 1]),
-                                 axis=1)
+    scatter = 1.4826 * np.median(off(co), axis=1)
     bar = np.clip(RING_SCATTER * scatter, RING_CHROMA, RING_CHROMA_MAX)[:, None]
-    near = (np.hypot(ci[..., 0] - ref[..., 0], ci[..., 1] - ref[..., 1]) < bar) \
-        & (np.abs(ci[..., 2] - ref[..., 2]) < 0.4)
+    near = (off(ci) < bar) & (np.abs(ci[..., 2] - ref[..., 2]) < 0.4)
     return near.mean(axis=1)
 
 

@@ -964,8 +964,7 @@ class LightMeter:
         enough = cloth.sum(axis=-1) >= max(5, lum.shape[-1] // 6)
         lo, hi = np.moveaxis(masked_percentile(lum, cloth, CELL_TRIM)[..., None, :], -1, 0)
         middle = cloth & (lum >= lo) & (lum <= hi)
-        level = (np.where(middle, lum, 0.0).sum(axis=-1)
-                 / np.maximum(middle.sum(axis=-1), 1))
+        level = masked_mean(lum, middle)
         seen = enough & (middle.sum(axis=-1) > 0)
         return np.where(seen[..., None], np.stack([level, lo[..., 0]], axis=-1), np.nan)
 
